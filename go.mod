@@ -1,0 +1,3 @@
+module github.com/rackfetch/kafka-go
+
+go 1.21
