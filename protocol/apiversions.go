@@ -87,3 +87,5 @@ func (r *ApiVersionsResponse) Versions() Versions {
 	}
 	return vs
 }
+
+func init() { registerRequest(func() Request { return new(ApiVersionsRequest) }) }
