@@ -1,0 +1,3 @@
+package fakebroker
+
+type group struct{}
