@@ -1,3 +1,11 @@
 module github.com/rackfetch/kafka-go
 
 go 1.21
+
+require github.com/xdg-go/scram v1.3.0
+
+require (
+	github.com/xdg-go/pbkdf2 v1.0.0 // indirect
+	github.com/xdg-go/stringprep v1.0.4 // indirect
+	golang.org/x/text v0.3.8 // indirect
+)
