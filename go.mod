@@ -2,7 +2,11 @@ module github.com/rackfetch/kafka-go
 
 go 1.21
 
-require github.com/xdg-go/scram v1.3.0
+require (
+	github.com/klauspost/compress v1.17.11
+	github.com/pierrec/lz4/v4 v4.1.30
+	github.com/xdg-go/scram v1.3.0
+)
 
 require (
 	github.com/xdg-go/pbkdf2 v1.0.0 // indirect
