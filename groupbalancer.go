@@ -426,7 +426,9 @@ func assignRackAffinity(members []groupMember, partitions []Partition, load map[
 			if i < extras {
 				n++
 			}
-			seats[gi] = append(seats[gi], flowUnits{i, n})
+			if n > 0 {
+				seats[gi] = append(seats[gi], flowUnits{i, n})
+			}
 		}
 	}
 	arriving := make([][]flowUnits, len(f.adj)) // at rack or anywhere node: group, units
