@@ -1,0 +1,17 @@
+// Package testing holds kafka-go's helpers for tests that run against a real Kafka cluster. Import it as
+// ktesting:
+//
+//	import ktesting "github.com/rackfetch/kafka-go/testing"
+//
+// The cluster comes from testing/cluster/kafka-cluster (`make kafka-up`), which writes its description to
+// .kafka/env as environment variables: KAFKA_BROKERS, KAFKA_BROKER_IDS, KAFKA_RACKS, KAFKA_VERSION, the
+// SASL and TLS listeners and users, and KAFKA_CLUSTER_TOOL, the tool the chaos helpers call. `make test`
+// starts a cluster and sets these when KAFKA_BROKERS is unset.
+//
+// A test that needs the cluster starts with RequireCluster, which skips the test when there is no cluster,
+// unless CI or KAFKA_REQUIRE is set: then a missing cluster fails the test, so that integration tests can
+// never pass by being skipped. Tests gate on the broker version with KafkaIsAtLeast, name topics with
+// UniqueTopic, and inject faults with KillBroker, PauseBroker, ResumeBroker and RestartBroker.
+//
+// The package imports only the standard library.
+package testing
