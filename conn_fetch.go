@@ -1,0 +1,213 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/rackfetch/kafka-go/protocol"
+)
+
+// ReadBatchConfig is a configuration object used for reading batches of messages.
+type ReadBatchConfig struct {
+	// MinBytes is the least the broker should gather before answering,
+	// unless MaxWait passes first.
+	MinBytes int
+
+	// MaxBytes bounds the response. A record batch larger than MaxBytes is
+	// still returned whole when it is the first one (the broker guarantees
+	// progress), so this is a soft limit.
+	MaxBytes int
+
+	// IsolationLevel controls the visibility of transactional records.
+	// ReadUncommitted makes all records visible. With ReadCommitted only
+	// non-transactional and committed records are visible.
+	IsolationLevel IsolationLevel
+
+	// MaxWait is how long the broker may wait for MinBytes. When zero it is
+	// inferred from the connection's read deadline, as kafka-go does.
+	MaxWait time.Duration
+}
+
+// IsolationLevel selects which transactional records a fetch sees.
+type IsolationLevel int8
+
+const (
+	ReadUncommitted IsolationLevel = 0
+	ReadCommitted   IsolationLevel = 1
+)
+
+// defaultRTT is kept off the read deadline when inferring MaxWait, so the
+// broker answers before the deadline cuts the connection.
+const defaultRTT = 1 * time.Second
+
+// ReadBatch reads a batch of messages from the kafka server. The method always
+// returns a non-nil Batch value; an error is reported by the Batch.
+func (c *Conn) ReadBatch(minBytes, maxBytes int) *Batch {
+	return c.ReadBatchWith(ReadBatchConfig{MinBytes: minBytes, MaxBytes: maxBytes})
+}
+
+// ReadBatchWith is ReadBatch with every fetch setting.
+//
+// With Dialer.RackID set, the fetch carries the client's rack (Fetch v11+).
+// A leader whose broker has a replica selector may then answer with no
+// records and name an in-sync replica in the client's rack: see
+// Batch.PreferredReadReplica. Any replica serves a v11+ fetch, so reading
+// from a follower is a Conn to that broker, positioned with SeekDontCheck
+// (followers refuse the ListOffsets a checked seek would send).
+func (c *Conn) ReadBatchWith(cfg ReadBatchConfig) *Batch {
+	if cfg.MinBytes < 0 || cfg.MaxBytes < 0 || cfg.MinBytes > math.MaxInt32 || cfg.MaxBytes > math.MaxInt32 {
+		return &Batch{err: fmt.Errorf("kafka.(*Conn).ReadBatch: minBytes %d and maxBytes %d must be within [0, %d]", cfg.MinBytes, cfg.MaxBytes, math.MaxInt32)}
+	}
+	if cfg.MinBytes > cfg.MaxBytes {
+		return &Batch{err: fmt.Errorf("kafka.(*Conn).ReadBatch: minBytes (%d) > maxBytes (%d)", cfg.MinBytes, cfg.MaxBytes)}
+	}
+	offset, whence := c.Offset()
+	if whence != SeekAbsolute {
+		// FirstOffset/LastOffset are resolved at the broker (ListOffsets):
+		// only valid on the leader.
+		var err error
+		if offset, err = c.Seek(offset, whence); err != nil {
+			return &Batch{err: err}
+		}
+	}
+	maxWait := cfg.MaxWait
+	if maxWait <= 0 {
+		maxWait = c.inferMaxWait()
+	}
+	return c.fetch(context.Background(), offset, cfg, maxWait)
+}
+
+// inferMaxWait turns the read deadline into a broker wait that ends one RTT
+// before it, as kafka-go does; without a deadline the broker may wait as
+// long as the protocol allows.
+func (c *Conn) inferMaxWait() time.Duration {
+	d := c.rdeadline.get()
+	if d.IsZero() {
+		return math.MaxInt32 * time.Millisecond
+	}
+	w := time.Until(d)
+	if w > 2*defaultRTT {
+		w -= defaultRTT
+	} else {
+		w /= 2
+	}
+	if w < 0 {
+		w = 0
+	}
+	return w
+}
+
+// fetch sends one Fetch for the Conn's partition at offset.
+func (c *Conn) fetch(ctx context.Context, offset int64, cfg ReadBatchConfig, maxWait time.Duration) *Batch {
+	b := &Batch{conn: c, topic: c.topic, partition: int(c.partition), offset: offset, preferredReadReplica: -1}
+	vs, err := c.apiVersions()
+	if err != nil {
+		b.err = err
+		return b
+	}
+	req := &protocol.FetchRequest{
+		ReplicaID:      -1,
+		ReplicaEpoch:   -1,
+		MaxWaitMs:      clampMillis(maxWait),
+		MinBytes:       int32(cfg.MinBytes),
+		MaxBytes:       int32(cfg.MaxBytes),
+		IsolationLevel: int8(cfg.IsolationLevel),
+		SessionEpoch:   -1, // no fetch session: every fetch is a full one
+		RackID:         c.rackID,
+		Topics: []protocol.FetchRequestTopic{{
+			Topic: c.topic,
+			Partitions: []protocol.FetchRequestPartition{{
+				Partition:          c.partition,
+				CurrentLeaderEpoch: c.leaderEpoch.Load(),
+				FetchOffset:        offset,
+				LastFetchedEpoch:   -1,
+				LogStartOffset:     -1,
+				PartitionMaxBytes:  int32(cfg.MaxBytes),
+			}},
+		}},
+	}
+	v, err := vs.Pick(req, c.fetchVersionLimit)
+	if err != nil {
+		b.err = err
+		return b
+	}
+	if v >= 13 {
+		id, err := c.topicID(ctx)
+		if err != nil {
+			b.err = err
+			return b
+		}
+		if id == ([16]byte{}) {
+			v = 12 // no topic id known (old metadata): name the topic instead
+		}
+		req.Topics[0].TopicID = id
+	}
+	resp := req.NewResponse().(*protocol.FetchResponse)
+	body, err := c.exchangeRetain(ctx, req, resp, v)
+	if err != nil {
+		b.err = fmt.Errorf("fetching %s/%d at offset %d from broker %d: %w", c.topic, c.partition, offset, c.broker, err)
+		return b
+	}
+	b.body = body
+	b.throttle = time.Duration(resp.ThrottleTimeMs) * time.Millisecond
+	if resp.ErrorCode != 0 {
+		b.err = fmt.Errorf("fetching %s/%d from broker %d: %w", c.topic, c.partition, c.broker, Error(resp.ErrorCode))
+		return b
+	}
+	p := findFetchPartition(resp, c.topic, req.Topics[0].TopicID, c.partition)
+	if p == nil {
+		b.err = fmt.Errorf("fetching %s/%d from broker %d: partition missing from the response", c.topic, c.partition, c.broker)
+		return b
+	}
+	b.init(p, cfg.IsolationLevel)
+	return b
+}
+
+func findFetchPartition(resp *protocol.FetchResponse, topic string, id [16]byte, partition int32) *protocol.FetchResponsePartition {
+	for i := range resp.Topics {
+		t := &resp.Topics[i]
+		if t.Topic != topic && (id == [16]byte{} || t.TopicID != id) {
+			continue
+		}
+		for j := range t.Partitions {
+			if t.Partitions[j].PartitionIndex == partition {
+				return &t.Partitions[j]
+			}
+		}
+	}
+	return nil
+}
+
+// topicID returns the Conn topic's id (for Fetch v13+), asking metadata once.
+func (c *Conn) topicID(ctx context.Context) ([16]byte, error) {
+	if id, ok := c.topicIDs.Load(c.topic); ok {
+		return id.([16]byte), nil
+	}
+	md, err := c.metadata(ctx, []string{c.topic})
+	if err != nil {
+		return [16]byte{}, err
+	}
+	for _, t := range md.Topics {
+		if t.Name == c.topic {
+			if t.ErrorCode != 0 {
+				return [16]byte{}, fmt.Errorf("looking up the id of topic %q: %w", c.topic, Error(t.ErrorCode))
+			}
+			c.topicIDs.Store(c.topic, t.TopicID)
+			return t.TopicID, nil
+		}
+	}
+	return [16]byte{}, fmt.Errorf("looking up the id of topic %q: %w", c.topic, UnknownTopicOrPartition)
+}
+
+func clampMillis(d time.Duration) int32 {
+	ms := d.Milliseconds()
+	switch {
+	case ms < 0:
+		return 0
+	case ms > math.MaxInt32:
+		return math.MaxInt32
+	}
+	return int32(ms)
+}

@@ -1,0 +1,154 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/rackfetch/kafka-go/protocol"
+)
+
+// ApiVersion is the range of versions a broker supports for one API.
+type ApiVersion struct {
+	ApiKey     int16
+	MinVersion int16
+	MaxVersion int16
+}
+
+// ApiVersions returns the versions the broker supports for each API.
+func (c *Conn) ApiVersions() ([]ApiVersion, error) {
+	vs, err := c.loadApiVersions(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ApiVersion, 0, len(vs))
+	for k, r := range vs {
+		out = append(out, ApiVersion{ApiKey: int16(k), MinVersion: r.Min, MaxVersion: r.Max})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ApiKey < out[j].ApiKey })
+	return out, nil
+}
+
+// metadata asks for the metadata of topics; nil topics means all topics.
+func (c *Conn) metadata(ctx context.Context, topics []string) (*protocol.MetadataResponse, error) {
+	req := &protocol.MetadataRequest{}
+	if topics != nil {
+		req.Topics = make([]protocol.MetadataRequestTopic, len(topics))
+		for i, t := range topics {
+			req.Topics[i].Name = t
+		}
+		if len(topics) == 0 {
+			req.Topics = []protocol.MetadataRequestTopic{}
+		}
+	}
+	resp, _, err := c.roundTrip(ctx, req, -1)
+	if err != nil {
+		return nil, fmt.Errorf("reading metadata from %s: %w", c.conn.RemoteAddr(), err)
+	}
+	return resp.(*protocol.MetadataResponse), nil
+}
+
+// Controller returns the broker that is the cluster's controller.
+func (c *Conn) Controller() (Broker, error) {
+	md, err := c.metadata(context.Background(), []string{})
+	if err != nil {
+		return Broker{}, err
+	}
+	for _, b := range md.Brokers {
+		if b.NodeID == md.ControllerID {
+			return makeBroker(b), nil
+		}
+	}
+	return Broker{}, fmt.Errorf("reading the controller from %s: controller %d is not among the brokers", c.conn.RemoteAddr(), md.ControllerID)
+}
+
+// Brokers returns the brokers of the cluster.
+func (c *Conn) Brokers() ([]Broker, error) {
+	md, err := c.metadata(context.Background(), []string{})
+	if err != nil {
+		return nil, err
+	}
+	brokers := make([]Broker, len(md.Brokers))
+	for i, b := range md.Brokers {
+		brokers[i] = makeBroker(b)
+	}
+	return brokers, nil
+}
+
+// ReadPartitions returns the partitions of the given topics; with none, the
+// Conn's topic, or every topic when the Conn has none.
+func (c *Conn) ReadPartitions(topics ...string) ([]Partition, error) {
+	return c.readPartitions(context.Background(), topics...)
+}
+
+func (c *Conn) readPartitions(ctx context.Context, topics ...string) ([]Partition, error) {
+	if len(topics) == 0 {
+		if c.topic != "" {
+			topics = []string{c.topic}
+		} else {
+			topics = nil // nil asks for all topics
+		}
+	}
+	md, err := c.metadata(ctx, topics)
+	if err != nil {
+		return nil, err
+	}
+	var partitions []Partition
+	for _, t := range md.Topics {
+		if t.ErrorCode != 0 {
+			return nil, fmt.Errorf("reading partitions of %q: %w", t.Name, Error(t.ErrorCode))
+		}
+		partitions = append(partitions, makePartitions(md, &t)...)
+	}
+	return partitions, nil
+}
+
+func makeBroker(b protocol.MetadataResponseBroker) Broker {
+	br := Broker{ID: int(b.NodeID), Host: b.Host, Port: int(b.Port)}
+	if b.Rack != nil {
+		br.Rack = *b.Rack
+	}
+	return br
+}
+
+// makePartitions converts one topic of a metadata response. Replicas that
+// are not among the response's brokers (offline) carry only their ID.
+func makePartitions(md *protocol.MetadataResponse, t *protocol.MetadataResponseTopic) []Partition {
+	brokers := make(map[int32]Broker, len(md.Brokers))
+	for _, b := range md.Brokers {
+		brokers[b.NodeID] = makeBroker(b)
+	}
+	lookup := func(ids []int32) []Broker {
+		if len(ids) == 0 {
+			return nil
+		}
+		out := make([]Broker, len(ids))
+		for i, id := range ids {
+			if b, ok := brokers[id]; ok {
+				out[i] = b
+			} else {
+				out[i] = Broker{ID: int(id)}
+			}
+		}
+		return out
+	}
+	ps := make([]Partition, len(t.Partitions))
+	for i, p := range t.Partitions {
+		leader, ok := brokers[p.LeaderID]
+		if !ok {
+			leader = Broker{ID: int(p.LeaderID)}
+		}
+		ps[i] = Partition{
+			Topic:           t.Name,
+			ID:              int(p.PartitionIndex),
+			Leader:          leader,
+			Replicas:        lookup(p.ReplicaNodes),
+			Isr:             lookup(p.IsrNodes),
+			OfflineReplicas: lookup(p.OfflineReplicas),
+			LeaderEpoch:     int(p.LeaderEpoch),
+			Error:           errorFromCode(p.ErrorCode),
+		}
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].ID < ps[j].ID })
+	return ps
+}

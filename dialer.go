@@ -1,0 +1,337 @@
+package kafka
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/rackfetch/kafka-go/sasl"
+)
+
+// Dialer is like net.Dialer but knows Kafka: it negotiates API versions,
+// authenticates with SASL, and tells brokers the client's rack.
+type Dialer struct {
+	// Unique identifier for client connections established by this Dialer.
+	ClientID string
+
+	// DialFunc, when set, opens network connections instead of net.Dialer;
+	// LocalAddr, DualStack, FallbackDelay and KeepAlive are then ignored.
+	DialFunc func(ctx context.Context, network string, address string) (net.Conn, error)
+
+	// Timeout bounds how long a dial (connect, TLS, SASL) may take. Zero
+	// means no timeout.
+	Timeout time.Duration
+
+	// Deadline is the absolute time after which dials fail.
+	Deadline time.Time
+
+	// LocalAddr is the local address to use when dialing an address.
+	LocalAddr net.Addr
+
+	// DualStack enables RFC 6555 "Happy Eyeballs" dialing.
+	DualStack bool
+
+	// FallbackDelay is the delay before a fallback connection with
+	// DualStack (default 300ms).
+	FallbackDelay time.Duration
+
+	// KeepAlive is the TCP keep-alive period (zero: none).
+	KeepAlive time.Duration
+
+	// Resolver optionally converts broker addresses, for custom service
+	// discovery.
+	Resolver Resolver
+
+	// TLS enables Dialer to open secure connections. If nil, standard
+	// net.Conn will be used.
+	TLS *tls.Config
+
+	// SASLMechanism configures SASL authentication. If nil, none is done.
+	SASLMechanism sasl.Mechanism
+
+	// TransactionalID is sent with produce requests; empty means none.
+	TransactionalID string
+
+	// RackID is the client's rack (client.rack in the Java client). Every
+	// fetch on connections of this Dialer carries it (Fetch v11+), so a
+	// broker with a replica selector can name an in-sync replica in the same
+	// rack: see Batch.PreferredReadReplica.
+	RackID string
+}
+
+// Resolver converts a broker host name into addresses, for custom service
+// discovery.
+type Resolver interface {
+	// LookupHost looks up the given host using the local resolver.
+	// It returns a slice of that host's addresses.
+	LookupHost(ctx context.Context, host string) (addrs []string, err error)
+}
+
+// DefaultDialer is the default dialer used when none is specified.
+var DefaultDialer = &Dialer{
+	Timeout:   10 * time.Second,
+	DualStack: true,
+}
+
+// Dial connects to the address on the named network.
+func (d *Dialer) Dial(network string, address string) (*Conn, error) {
+	return d.DialContext(context.Background(), network, address)
+}
+
+// DialContext connects to the address on the named network. Once connected,
+// the expiry of ctx no longer affects the connection.
+func (d *Dialer) DialContext(ctx context.Context, network string, address string) (*Conn, error) {
+	return d.connect(ctx, network, address, ConnConfig{})
+}
+
+// DialLeader opens a connection to the leader of the partition for a given
+// topic; address is only used to discover the cluster.
+func (d *Dialer) DialLeader(ctx context.Context, network string, address string, topic string, partition int) (*Conn, error) {
+	p, err := d.LookupPartition(ctx, network, address, topic, partition)
+	if err != nil {
+		return nil, err
+	}
+	return d.DialPartition(ctx, network, address, p)
+}
+
+// DialPartition opens a connection to the leader of the partition described
+// by partition (as returned by LookupPartition(s)).
+func (d *Dialer) DialPartition(ctx context.Context, network string, address string, partition Partition) (*Conn, error) {
+	return d.dialBroker(ctx, network, partition.Leader, partition)
+}
+
+// dialBroker connects to broker b for partition p: the leader, or a
+// follower a rack-aware fetch was pointed to.
+func (d *Dialer) dialBroker(ctx context.Context, network string, b Broker, p Partition) (*Conn, error) {
+	c, err := d.connect(ctx, network, net.JoinHostPort(b.Host, strconv.Itoa(b.Port)), ConnConfig{
+		Topic:     p.Topic,
+		Partition: p.ID,
+		Broker:    b.ID,
+		Rack:      b.Rack,
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.leaderEpoch.Store(int32(p.LeaderEpoch))
+	return c, nil
+}
+
+// LookupLeader returns the broker leading a partition.
+func (d *Dialer) LookupLeader(ctx context.Context, network string, address string, topic string, partition int) (Broker, error) {
+	p, err := d.LookupPartition(ctx, network, address, topic, partition)
+	return p.Leader, err
+}
+
+// LookupPartition returns the description of one partition, retrying
+// temporary errors (a leader election in progress) until ctx ends.
+func (d *Dialer) LookupPartition(ctx context.Context, network string, address string, topic string, partition int) (Partition, error) {
+	c, err := d.DialContext(ctx, network, address)
+	if err != nil {
+		return Partition{}, err
+	}
+	defer c.Close()
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 && !sleep(ctx, backoff(attempt, 100*time.Millisecond, 2*time.Second)) {
+			return Partition{}, fmt.Errorf("looking up %s/%d: %w (last error: %v)", topic, partition, ctx.Err(), err)
+		}
+		var partitions []Partition
+		partitions, err = c.readPartitions(ctx, topic)
+		if err != nil {
+			if isTemporary(err) {
+				continue
+			}
+			return Partition{}, err
+		}
+		for _, p := range partitions {
+			if p.ID == partition {
+				if p.Error != nil && isTemporary(p.Error) {
+					err = p.Error
+					break
+				}
+				return p, p.Error
+			}
+		}
+		if err == nil {
+			return Partition{}, fmt.Errorf("looking up %s/%d: %w", topic, partition, UnknownTopicOrPartition)
+		}
+	}
+}
+
+// LookupPartitions returns the partitions of a topic.
+func (d *Dialer) LookupPartitions(ctx context.Context, network string, address string, topic string) ([]Partition, error) {
+	c, err := d.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return c.readPartitions(ctx, topic)
+}
+
+// connect opens a connection, negotiates versions and authenticates.
+func (d *Dialer) connect(ctx context.Context, network, address string, cfg ConnConfig) (*Conn, error) {
+	if d.Timeout != 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d.Timeout)
+		defer cancel()
+	}
+	if !d.Deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Deadline)
+		defer cancel()
+	}
+	nc, err := d.dialContext(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	cfg.ClientID = d.ClientID
+	cfg.TransactionalID = d.TransactionalID
+	cfg.RackID = d.RackID
+	c := NewConnWith(nc, cfg)
+	if _, err := c.loadApiVersions(ctx); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if d.SASLMechanism != nil {
+		host, port, _ := net.SplitHostPort(address)
+		portNum, _ := strconv.Atoi(port)
+		md := &sasl.Metadata{Host: host, Port: portNum}
+		if err := c.authenticateSASL(sasl.WithMetadata(ctx, md), d.SASLMechanism); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("authenticating to %s with SASL %s: %w", address, d.SASLMechanism.Name(), err)
+		}
+	}
+	return c, nil
+}
+
+func (d *Dialer) dialContext(ctx context.Context, network string, addr string) (net.Conn, error) {
+	address, err := lookupHost(ctx, addr, d.Resolver)
+	if err != nil {
+		return nil, fmt.Errorf("resolving %s: %w", addr, err)
+	}
+	dial := d.DialFunc
+	if dial == nil {
+		dial = (&net.Dialer{
+			LocalAddr:     d.LocalAddr,
+			FallbackDelay: d.FallbackDelay,
+			KeepAlive:     d.KeepAlive,
+		}).DialContext
+	}
+	nc, err := dial(ctx, network, address)
+	if err != nil {
+		return nil, fmt.Errorf("dialing %s: %w", address, err)
+	}
+	if d.TLS == nil {
+		return nc, nil
+	}
+	cfg := d.TLS
+	if cfg.ServerName == "" {
+		cfg = cfg.Clone()
+		cfg.ServerName, _, _ = net.SplitHostPort(address)
+	}
+	tc := tls.Client(nc, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("TLS handshake with %s: %w", address, err)
+	}
+	return tc, nil
+}
+
+// Dial is a convenience wrapper for DefaultDialer.Dial.
+func Dial(network string, address string) (*Conn, error) {
+	return DefaultDialer.Dial(network, address)
+}
+
+// DialContext is a convenience wrapper for DefaultDialer.DialContext.
+func DialContext(ctx context.Context, network string, address string) (*Conn, error) {
+	return DefaultDialer.DialContext(ctx, network, address)
+}
+
+// DialLeader is a convenience wrapper for DefaultDialer.DialLeader.
+func DialLeader(ctx context.Context, network string, address string, topic string, partition int) (*Conn, error) {
+	return DefaultDialer.DialLeader(ctx, network, address, topic, partition)
+}
+
+// DialPartition is a convenience wrapper for DefaultDialer.DialPartition.
+func DialPartition(ctx context.Context, network string, address string, partition Partition) (*Conn, error) {
+	return DefaultDialer.DialPartition(ctx, network, address, partition)
+}
+
+// LookupPartition is a convenience wrapper for DefaultDialer.LookupPartition.
+func LookupPartition(ctx context.Context, network string, address string, topic string, partition int) (Partition, error) {
+	return DefaultDialer.LookupPartition(ctx, network, address, topic, partition)
+}
+
+// LookupPartitions is a convenience wrapper for DefaultDialer.LookupPartitions.
+func LookupPartitions(ctx context.Context, network string, address string, topic string) ([]Partition, error) {
+	return DefaultDialer.LookupPartitions(ctx, network, address, topic)
+}
+
+// sleep waits for d or until ctx ends, reporting whether it waited fully.
+func sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// backoff grows quadratically from min up to max.
+func backoff(attempt int, min, max time.Duration) time.Duration {
+	d := time.Duration(attempt*attempt) * min
+	if d > max || d <= 0 {
+		d = max
+	}
+	return d
+}
+
+// splitHostPort splits an address, defaulting the port to 9092.
+func splitHostPort(s string) (host, port string) {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return s, "9092"
+	}
+	return host, port
+}
+
+func lookupHost(ctx context.Context, address string, resolver Resolver) (string, error) {
+	host, port := splitHostPort(address)
+	if resolver != nil {
+		resolved, err := resolver.LookupHost(ctx, host)
+		if err != nil {
+			return "", err
+		}
+		if len(resolved) > 0 {
+			rhost, rport, err := net.SplitHostPort(resolved[0])
+			if err != nil {
+				rhost = resolved[0]
+			}
+			host = rhost
+			if port == "" {
+				port = rport
+			}
+		}
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+// isTemporary reports whether err is worth retrying.
+func isTemporary(err error) bool {
+	var t interface{ Temporary() bool }
+	return errors.As(err, &t) && t.Temporary()
+}
+
+// isUnexpectedEOF reports a connection closed by the peer mid-exchange.
+func isUnexpectedEOF(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}

@@ -1,0 +1,176 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/rackfetch/kafka-go/protocol"
+)
+
+// clientSoftwareName is sent in ApiVersions v3+ so broker operators can see
+// which client connected.
+const clientSoftwareName = "rackfetch-kafka-go"
+
+// errConnBroken is returned by every request after an I/O failure left the
+// connection's byte stream in an unknown state.
+var errConnBroken = errors.New("kafka: connection closed after an earlier I/O error")
+
+// apiVersions returns the broker's version table, asking for it on first use.
+func (c *Conn) apiVersions() (protocol.Versions, error) {
+	if vs, _ := c.versions.Load().(protocol.Versions); vs != nil {
+		return vs, nil
+	}
+	vs, err := c.loadApiVersions(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	return vs, nil
+}
+
+// loadApiVersions asks the broker for its versions. A broker that does not
+// know our ApiVersions version answers in v0 with its own range; we then retry
+// at the highest version it speaks.
+func (c *Conn) loadApiVersions(ctx context.Context) (protocol.Versions, error) {
+	req := &protocol.ApiVersionsRequest{ClientSoftwareName: clientSoftwareName, ClientSoftwareVersion: Version}
+	v := req.MaxVersion()
+	for attempt := 0; attempt < 2; attempt++ {
+		var resp protocol.ApiVersionsResponse
+		err := c.exchange(ctx, req, &resp, v)
+		if err == nil && resp.ErrorCode == 0 {
+			vs := resp.Versions()
+			c.versions.Store(vs)
+			return vs, nil
+		}
+		if err == nil && Error(resp.ErrorCode) == UnsupportedVersion {
+			if r, ok := resp.Versions()[protocol.ApiVersions]; ok && r.Max < v {
+				v = r.Max
+				continue
+			}
+		}
+		if err == nil {
+			err = Error(resp.ErrorCode)
+		}
+		return nil, fmt.Errorf("asking %s for its API versions: %w", c.conn.RemoteAddr(), err)
+	}
+	return nil, fmt.Errorf("asking %s for its API versions: no common version", c.conn.RemoteAddr())
+}
+
+// roundTrip sends req at the highest version both sides support (at most
+// limit when limit >= 0) and returns the decoded response and its version.
+func (c *Conn) roundTrip(ctx context.Context, req protocol.Request, limit int16) (protocol.Response, int16, error) {
+	vs, err := c.apiVersions()
+	if err != nil {
+		return nil, 0, err
+	}
+	v, err := vs.Pick(req, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	resp := req.NewResponse()
+	if err := c.exchange(ctx, req, resp, v); err != nil {
+		return nil, v, err
+	}
+	return resp, v, nil
+}
+
+// exchange writes req at version v and decodes the answer into resp. A nil
+// resp means the request has no response (Produce with acks=0). Requests on
+// one Conn are serialized: the response is read before the lock is released,
+// so correlation ids never interleave.
+func (c *Conn) exchange(ctx context.Context, req protocol.Request, resp protocol.Response, v int16) error {
+	body, err := c.exchangeRetain(ctx, req, resp, v)
+	c.releaseBuffer(body)
+	return err
+}
+
+// exchangeRetain is exchange for responses that alias the frame (Fetch):
+// the caller owns the returned buffer and hands it back with releaseBuffer
+// once nothing points into it.
+func (c *Conn) exchangeRetain(ctx context.Context, req protocol.Request, resp protocol.Response, v int16) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.broken != nil {
+		return nil, c.broken
+	}
+
+	c.correlationID++
+	id := c.correlationID
+	c.wbuf = protocol.AppendRequest(c.wbuf[:0], req, v, id, c.clientID)
+
+	stop := c.applyDeadlines(ctx)
+	defer stop()
+
+	if _, err := c.conn.Write(c.wbuf); err != nil {
+		return nil, c.fail(ctx, fmt.Errorf("sending %s v%d request to %s: %w", req.Key(), v, c.conn.RemoteAddr(), err))
+	}
+	if resp == nil {
+		return nil, nil
+	}
+	buf := c.rbody
+	c.rbody = nil
+	body, err := protocol.ReadFrame(c.rbuf, buf, protocol.MaxResponseSize)
+	if err != nil {
+		return nil, c.fail(ctx, fmt.Errorf("reading %s v%d response from %s: %w", req.Key(), v, c.conn.RemoteAddr(), err))
+	}
+	if err := protocol.DecodeResponse(body, resp, v, protocol.IsFlexible(req, v), id); err != nil {
+		// The frame was read whole, so the stream is still in sync; but a
+		// broker that sends garbage is not one to keep talking to.
+		return nil, c.fail(ctx, err)
+	}
+	return body, nil
+}
+
+// releaseBuffer gives a response buffer back for reuse unless it is
+// unusually large, so one huge fetch does not pin memory for the life of
+// the connection.
+func (c *Conn) releaseBuffer(b []byte) {
+	if b == nil || cap(b) > 4<<20 {
+		return
+	}
+	c.mu.Lock()
+	if cap(b) > cap(c.rbody) {
+		c.rbody = b[:0]
+	}
+	c.mu.Unlock()
+}
+
+// applyDeadlines sets the socket deadline from the Conn's deadlines and ctx,
+// and makes a cancelled ctx interrupt blocked I/O. The returned func undoes it.
+func (c *Conn) applyDeadlines(ctx context.Context) func() {
+	deadline := c.rdeadline.get()
+	if w := c.wdeadline.get(); !w.IsZero() && (deadline.IsZero() || w.Before(deadline)) {
+		deadline = w
+	}
+	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
+		deadline = d
+	}
+	_ = c.conn.SetDeadline(deadline)
+	if ctx.Done() == nil {
+		return func() {}
+	}
+	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(time.Unix(1, 0)) })
+	return func() { stop() }
+}
+
+// fail marks the connection unusable after an I/O error and closes it: the
+// position in the byte stream is unknown, so no later response could be
+// trusted. A cancelled context is reported as such.
+func (c *Conn) fail(ctx context.Context, err error) error {
+	c.broken = errConnBroken
+	_ = c.conn.Close()
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("%w (%v)", ctxErr, err)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("%w: %v", RequestTimedOut, err)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: %v", io.ErrUnexpectedEOF, err)
+	}
+	return err
+}
