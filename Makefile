@@ -1,0 +1,101 @@
+# kafka-go: build, test and a real Kafka cluster for the integration tests (testing/cluster/kafka-cluster).
+#
+#   make kafka-up / kafka-down / kafka-status   the 3-rack test cluster (KAFKA_VERSION=2.8|3.7|4.x ..., see the tool)
+#   make test          unit + integration tests (starts and stops a cluster unless one is up or KAFKA_BROKERS
+#                      is set), then every fuzz target for TEST_FUZZTIME
+#   make test-unit     unit tests only: -short, KAFKA_BROKERS unset
+#   make test-matrix   the test suite once per Kafka version line in MATRIX, each on a fresh cluster
+#   make bench         benchmarks
+#   make fuzz          every Fuzz* target for FUZZTIME
+#   make example       the rack-reader example against the cluster
+#   make vet           go vet, also of the nested testing/containers module
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+GO ?= go
+CLUSTER := testing/cluster/kafka-cluster
+WITH_CLUSTER := testing/cluster/with-cluster
+
+# One run of the whole suite, integration tests included, must end within this.
+TEST_TIMEOUT ?= 20m
+# Extra flags for go test in test, test-unit and test-matrix (CI passes -v to count results).
+GOTESTFLAGS ?=
+FUZZTIME ?= 10s
+# How long `make test` runs each fuzz target.
+TEST_FUZZTIME ?= 5s
+# Kafka version lines for test-matrix (all run on Java 17; see testing/cluster/VERSIONS.md).
+MATRIX ?= 3.7 2.8 2.7 3.9 4
+# test-matrix's clusters live beside a developer's own (.kafka, ports from 29090).
+MATRIX_STATE_DIR ?= $(CURDIR)/.kafka/matrix
+MATRIX_PORT_BASE ?= 29190
+
+.PHONY: all build vet kafka-up kafka-down kafka-status test test-go test-unit test-matrix bench fuzz example
+
+all: build
+
+build:
+	$(GO) build ./...
+
+vet:
+	$(GO) vet ./...
+	cd testing/containers && $(GO) vet ./...
+
+kafka-up:
+	$(CLUSTER) up
+
+kafka-down:
+	$(CLUSTER) down
+
+kafka-status:
+	$(CLUSTER) status
+
+# Integration results depend on the cluster, not only on the code: never take them from the test cache.
+test:
+	$(WITH_CLUSTER) $(MAKE) --no-print-directory test-go
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
+
+test-go:
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) ./...
+
+test-unit:
+	env -u KAFKA_BROKERS $(GO) test -short -timeout 10m $(GOTESTFLAGS) ./...
+
+test-matrix:
+	@failed=""; \
+	for v in $(MATRIX); do \
+	  echo "=== test-matrix: Kafka $$v"; \
+	  if env -u KAFKA_BROKERS KAFKA_VERSION=$$v KAFKA_STATE_DIR=$(MATRIX_STATE_DIR) \
+	      KAFKA_PORT_BASE=$(MATRIX_PORT_BASE) $(WITH_CLUSTER) --fresh $(MAKE) --no-print-directory test-go; then \
+	    echo "=== test-matrix: Kafka $$v: ok"; \
+	  else \
+	    echo "=== test-matrix: Kafka $$v: FAILED"; failed="$$failed $$v"; \
+	  fi; \
+	done; \
+	if [ -n "$$failed" ]; then echo "test-matrix: failed on Kafka$$failed"; exit 1; fi; \
+	echo "test-matrix: passed on Kafka $(MATRIX)"
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+# Every Fuzz* target of every package, one after the other (go test -fuzz takes one target at a time).
+fuzz:
+	@n=0; \
+	for pkg in $$($(GO) list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}{{end}}' ./...); do \
+	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
+	  grep -qs '^func Fuzz' "$$dir"/*_test.go || continue; \
+	  list=$$($(GO) test -list '^Fuzz' $$pkg) || { echo "$$list"; exit 1; }; \
+	  for f in $$(grep '^Fuzz' <<<"$$list" || true); do \
+	    echo "fuzz: $$pkg $$f for $(FUZZTIME)"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	    n=$$((n + 1)); \
+	  done; \
+	done; \
+	echo "fuzz: $$n target(s) run"
+
+example:
+	@if [ -d examples/rack-reader ]; then \
+	  $(WITH_CLUSTER) $(GO) run ./examples/rack-reader; \
+	else \
+	  echo "example: examples/rack-reader does not exist yet"; \
+	fi
