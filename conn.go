@@ -24,6 +24,7 @@ type Conn struct {
 	rbody         []byte
 	correlationID int32
 	broken        error
+	closed        atomic.Bool
 
 	versions  atomic.Value // protocol.Versions
 	rdeadline deadline
@@ -119,7 +120,10 @@ func NewConnWith(conn net.Conn, config ConnConfig) *Conn {
 }
 
 // Close closes the connection.
-func (c *Conn) Close() error { return c.conn.Close() }
+func (c *Conn) Close() error {
+	c.closed.Store(true)
+	return c.conn.Close()
+}
 
 // LocalAddr returns the local network address.
 func (c *Conn) LocalAddr() net.Addr { return c.conn.LocalAddr() }

@@ -161,6 +161,7 @@ func (c *Conn) applyDeadlines(ctx context.Context) func() {
 // trusted. A cancelled context is reported as such.
 func (c *Conn) fail(ctx context.Context, err error) error {
 	c.broken = errConnBroken
+	c.closed.Store(true)
 	_ = c.conn.Close()
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("%w (%v)", ctxErr, err)
@@ -174,3 +175,7 @@ func (c *Conn) fail(ctx context.Context, err error) error {
 	}
 	return err
 }
+
+// isBroken reports whether the connection was closed, by Close or after an
+// I/O error.
+func (c *Conn) isBroken() bool { return c.closed.Load() }
