@@ -1,0 +1,406 @@
+package kafka_test
+
+// Integration tests of Conn and Dialer against the real 3-rack cluster of testing/cluster/kafka-cluster:
+// metadata and racks, a follower leaving and rejoining the ISR, creating and deleting topics. The helpers
+// here are shared with conn_integration_test.go and sasl_integration_test.go.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+
+	kafka "github.com/rackfetch/kafka-go"
+	ktesting "github.com/rackfetch/kafka-go/testing"
+)
+
+// itTimeout bounds each dial and lookup of these tests; the cluster answers in milliseconds when healthy.
+const itTimeout = 10 * time.Second
+
+// connDeadline bounds all requests on one test connection, so that a hung broker fails the test instead
+// of blocking it.
+const connDeadline = 45 * time.Second
+
+// requireRackCluster is the gate of every test here: the cluster from the environment (skipped without
+// one, failed under CI), which must be the 3-broker, 3-rack cluster of kafka-cluster.
+func requireRackCluster(t *testing.T) *ktesting.Cluster {
+	t.Helper()
+	c := ktesting.RequireCluster(t)
+	racks := map[string]bool{}
+	for _, id := range c.BrokerIDs {
+		racks[c.Rack(id)] = true
+	}
+	if len(c.BrokerIDs) != 3 || len(racks) != 3 || racks[""] {
+		msg := fmt.Sprintf("these tests need 3 brokers in 3 racks (KAFKA_BROKER_IDS=%v, KAFKA_RACKS=%v)", c.BrokerIDs, c.Racks)
+		if ktesting.Required() {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	return c
+}
+
+// brokerInRack is the id of the only broker in rack.
+func brokerInRack(t *testing.T, c *ktesting.Cluster, rack string) int {
+	t.Helper()
+	ids := c.BrokersInRack(rack)
+	if len(ids) != 1 {
+		t.Fatalf("rack %q has brokers %v, want exactly one (KAFKA_RACKS=%v)", rack, ids, c.Racks)
+	}
+	return ids[0]
+}
+
+// eventually polls cond until it holds, failing the test when timeout passes first.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, timeout)
+		}
+		<-tick.C
+	}
+}
+
+func testContext(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func newDialer() *kafka.Dialer {
+	return &kafka.Dialer{ClientID: "kafka-go-itest", Timeout: itTimeout}
+}
+
+// dial opens a connection to addr with d, closed at the end of the test, with a deadline on every request.
+func dial(t *testing.T, d *kafka.Dialer, addr string) *kafka.Conn {
+	t.Helper()
+	conn, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatalf("dialing %s: %v", addr, err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(connDeadline))
+	return conn
+}
+
+// dialLeader opens a connection to the leader of topic/partition, closed at the end of the test.
+func dialLeader(t *testing.T, d *kafka.Dialer, bootstrap, topic string, partition int) *kafka.Conn {
+	t.Helper()
+	conn, err := d.DialLeader(testContext(t, itTimeout), "tcp", bootstrap, topic, partition)
+	if err != nil {
+		t.Fatalf("dialing the leader of %s/%d: %v", topic, partition, err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	conn.SetDeadline(time.Now().Add(connDeadline))
+	return conn
+}
+
+// dialController opens a plaintext connection to the broker the cluster names as controller: where admin
+// requests go (a ZooKeeper cluster refuses them elsewhere).
+func dialController(t *testing.T, c *ktesting.Cluster) *kafka.Conn {
+	t.Helper()
+	conn := dial(t, newDialer(), c.Brokers[0])
+	ctrl, err := conn.Controller()
+	if err != nil {
+		t.Fatalf("Controller: %v", err)
+	}
+	return dial(t, newDialer(), net.JoinHostPort(ctrl.Host, strconv.Itoa(ctrl.Port)))
+}
+
+// partitionsOn reads the partitions of topic as broker addr sees them.
+func partitionsOn(addr, topic string) ([]kafka.Partition, error) {
+	conn, err := newDialer().Dial("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(itTimeout))
+	return conn.ReadPartitions(topic)
+}
+
+// settled reports whether every partition has a live leader and its whole replica set in sync.
+func settled(ps []kafka.Partition, want int) bool {
+	if len(ps) != want {
+		return false
+	}
+	for _, p := range ps {
+		if p.Error != nil || p.Leader.ID < 0 || p.Leader.Host == "" || len(p.Isr) != len(p.Replicas) || len(p.Replicas) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// createTopic creates a topic (RF 3 unless cfg assigns replicas), waits until every broker's metadata has
+// all its partitions led and fully in sync, and deletes it at the end of the test.
+func createTopic(t *testing.T, c *ktesting.Cluster, cfg kafka.TopicConfig) string {
+	t.Helper()
+	if cfg.Topic == "" {
+		cfg.Topic = ktesting.UniqueTopic(t)
+	}
+	partitions := cfg.NumPartitions
+	if len(cfg.ReplicaAssignments) > 0 {
+		cfg.NumPartitions, cfg.ReplicationFactor = -1, -1
+		partitions = len(cfg.ReplicaAssignments)
+	} else {
+		if partitions <= 0 {
+			cfg.NumPartitions, partitions = 1, 1
+		}
+		cfg.ReplicationFactor = 3
+	}
+	if err := dialController(t, c).CreateTopics(cfg); err != nil {
+		t.Fatalf("CreateTopics %s: %v", cfg.Topic, err)
+	}
+	t.Cleanup(func() {
+		conn, err := newDialer().Dial("tcp", c.Brokers[0])
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		conn.SetDeadline(time.Now().Add(itTimeout))
+		conn.DeleteTopics(cfg.Topic)
+	})
+	for _, addr := range c.Brokers {
+		eventually(t, 30*time.Second, fmt.Sprintf("topic %s settled on %s", cfg.Topic, addr), func() bool {
+			ps, err := partitionsOn(addr, cfg.Topic)
+			return err == nil && settled(ps, partitions)
+		})
+	}
+	return cfg.Topic
+}
+
+func brokerIDs(bs []kafka.Broker) []int {
+	ids := make([]int, len(bs))
+	for i, b := range bs {
+		ids[i] = b.ID
+	}
+	sort.Ints(ids)
+	return ids
+}
+
+func hasBroker(bs []kafka.Broker, id int) bool {
+	for _, b := range bs {
+		if b.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Metadata lists the three brokers with their racks, RF 3 puts every partition's replicas in the three
+// racks, Controller names one of the brokers, and ReadPartitions carries ISR and leader epoch.
+func TestClusterMetadataRacks(t *testing.T) {
+	c := requireRackCluster(t)
+	for _, addr := range c.Brokers {
+		brokers, err := dial(t, newDialer(), addr).Brokers()
+		if err != nil {
+			t.Fatalf("Brokers from %s: %v", addr, err)
+		}
+		if got, want := brokerIDs(brokers), c.BrokerIDs; fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("Brokers from %s: ids %v, want %v", addr, got, want)
+		}
+		for _, b := range brokers {
+			if b.Rack != c.Rack(b.ID) {
+				t.Errorf("Brokers from %s: broker %d in rack %q, want %q", addr, b.ID, b.Rack, c.Rack(b.ID))
+			}
+			if got := net.JoinHostPort(b.Host, strconv.Itoa(b.Port)); got != c.Addr(b.ID) {
+				t.Errorf("Brokers from %s: broker %d at %s, want %s", addr, b.ID, got, c.Addr(b.ID))
+			}
+		}
+	}
+
+	conn := dial(t, newDialer(), c.Brokers[1])
+	ctrl, err := conn.Controller()
+	if err != nil {
+		t.Fatalf("Controller: %v", err)
+	}
+	if c.Addr(ctrl.ID) == "" || ctrl.Rack != c.Rack(ctrl.ID) {
+		t.Errorf("Controller() = %+v, want one of brokers %v with its rack", ctrl, c.BrokerIDs)
+	}
+
+	const partitions = 6
+	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: partitions})
+	ps, err := conn.ReadPartitions(topic)
+	if err != nil {
+		t.Fatalf("ReadPartitions: %v", err)
+	}
+	if len(ps) != partitions {
+		t.Fatalf("ReadPartitions: %d partitions, want %d", len(ps), partitions)
+	}
+	for i, p := range ps {
+		if p.Topic != topic || p.ID != i {
+			t.Errorf("partition %d: %s/%d", i, p.Topic, p.ID)
+		}
+		racks := map[string]bool{}
+		for _, r := range p.Replicas {
+			racks[r.Rack] = true
+			if r.Rack != c.Rack(r.ID) || r.Host == "" {
+				t.Errorf("partition %d: replica %+v, want broker %d's rack %q and address", p.ID, r, r.ID, c.Rack(r.ID))
+			}
+		}
+		if len(p.Replicas) != 3 || len(racks) != 3 {
+			t.Errorf("partition %d: replicas %+v, want one in each of the 3 racks", p.ID, p.Replicas)
+		}
+		if fmt.Sprint(brokerIDs(p.Isr)) != fmt.Sprint(brokerIDs(p.Replicas)) {
+			t.Errorf("partition %d: ISR %v, want all replicas %v", p.ID, brokerIDs(p.Isr), brokerIDs(p.Replicas))
+		}
+		if !hasBroker(p.Replicas, p.Leader.ID) || p.Leader.Rack != c.Rack(p.Leader.ID) {
+			t.Errorf("partition %d: leader %+v is not one of its replicas (with its rack)", p.ID, p.Leader)
+		}
+		if p.LeaderEpoch < 0 {
+			t.Errorf("partition %d: leader epoch %d, want >= 0", p.ID, p.LeaderEpoch)
+		}
+		if len(p.OfflineReplicas) != 0 || p.Error != nil {
+			t.Errorf("partition %d: offline replicas %v, error %v", p.ID, p.OfflineReplicas, p.Error)
+		}
+	}
+}
+
+// A killed follower leaves the ISR (writes go on with the two others), and rejoins it after a restart,
+// caught up with what was written meanwhile.
+func TestClusterFollowerLeavesAndRejoinsISR(t *testing.T) {
+	c := requireRackCluster(t)
+	a, b, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "b"), brokerInRack(t, c, "c")
+	// Leader in rack a; the victim is the follower in rack c.
+	topic := createTopic(t, c, kafka.TopicConfig{ReplicaAssignments: []kafka.ReplicaAssignment{{Partition: 0, Replicas: []int{a, b, cc}}}})
+	victim := cc
+	survivor := c.Addr(a)
+
+	isr := func(addr string) (kafka.Partition, bool) {
+		ps, err := partitionsOn(addr, topic)
+		if err != nil || len(ps) != 1 {
+			return kafka.Partition{}, false
+		}
+		return ps[0], true
+	}
+	before, ok := isr(survivor)
+	if !ok || before.Leader.ID != a || !hasBroker(before.Isr, victim) {
+		t.Fatalf("before the kill: %+v, want leader %d and %d in the ISR", before, a, victim)
+	}
+
+	ktesting.KillBroker(t, victim) // its cleanup starts the broker again if the test stops midway
+	var during kafka.Partition
+	eventually(t, 30*time.Second, fmt.Sprintf("broker %d out of the ISR", victim), func() bool {
+		p, ok := isr(survivor)
+		during = p
+		return ok && !hasBroker(p.Isr, victim)
+	})
+	if during.Leader.ID != a || len(during.Isr) != 2 {
+		t.Errorf("with broker %d down: leader %d, ISR %v; want leader %d and ISR of the 2 others", victim, during.Leader.ID, brokerIDs(during.Isr), a)
+	}
+	// Replicas still lists the dead broker.
+	if !hasBroker(during.Replicas, victim) {
+		t.Errorf("with broker %d down: replicas %v lack it", victim, brokerIDs(during.Replicas))
+	}
+
+	// Two in-sync replicas meet min.insync.replicas=2: acks=all writes go on.
+	conn := dialLeader(t, newDialer(), survivor, topic, 0)
+	_, _, offset, _, err := conn.WriteCompressedMessagesAt(nil, kafka.Message{Key: []byte("k"), Value: []byte("written while a follower was down")})
+	if err != nil {
+		t.Fatalf("producing with broker %d down: %v", victim, err)
+	}
+
+	ktesting.RestartBroker(t, victim)
+	eventually(t, 60*time.Second, fmt.Sprintf("broker %d back in the ISR", victim), func() bool {
+		p, ok := isr(survivor)
+		return ok && hasBroker(p.Isr, victim) && len(p.Isr) == 3
+	})
+	after, _ := isr(survivor)
+	if after.Leader.ID != a {
+		t.Errorf("after the restart: leader %d, want %d", after.Leader.ID, a)
+	}
+	if after.LeaderEpoch < before.LeaderEpoch {
+		t.Errorf("leader epoch went back from %d to %d", before.LeaderEpoch, after.LeaderEpoch)
+	}
+	// Every broker sees the whole ISR again.
+	for _, addr := range c.Brokers {
+		eventually(t, 30*time.Second, "full ISR on "+addr, func() bool {
+			p, ok := isr(addr)
+			return ok && len(p.Isr) == 3
+		})
+	}
+
+	// The restarted follower caught up: it serves the record written while it was down.
+	p := after
+	for _, r := range p.Replicas {
+		if r.ID == victim {
+			p.Leader = r
+		}
+	}
+	fconn, err := newDialer().DialPartition(testContext(t, itTimeout), "tcp", survivor, p)
+	if err != nil {
+		t.Fatalf("dialing the restarted follower %d: %v", victim, err)
+	}
+	defer fconn.Close()
+	msgs := readFrom(t, fconn, offset, 1, kafka.SeekAbsolute|kafka.SeekDontCheck)
+	if string(msgs[0].Value) != "written while a follower was down" {
+		t.Errorf("restarted follower serves %q at offset %d", msgs[0].Value, offset)
+	}
+}
+
+// CreateTopics is idempotent; DeleteTopics removes topics from every broker's metadata.
+func TestClusterCreateAndDeleteTopics(t *testing.T) {
+	c := requireRackCluster(t)
+	conn := dialController(t, c)
+	t1, t2 := ktesting.UniqueTopic(t), ktesting.UniqueTopic(t)
+	cfgs := []kafka.TopicConfig{
+		{Topic: t1, NumPartitions: 3, ReplicationFactor: 3},
+		{Topic: t2, NumPartitions: 1, ReplicationFactor: 3, ConfigEntries: []kafka.ConfigEntry{{ConfigName: "retention.ms", ConfigValue: "3600000"}}},
+	}
+	if err := conn.CreateTopics(cfgs...); err != nil {
+		t.Fatalf("CreateTopics: %v", err)
+	}
+	t.Cleanup(func() {
+		if conn, err := newDialer().Dial("tcp", c.Brokers[0]); err == nil {
+			conn.SetDeadline(time.Now().Add(itTimeout))
+			conn.DeleteTopics(t1, t2)
+			conn.Close()
+		}
+	})
+	// Creating them again is not an error.
+	if err := conn.CreateTopics(cfgs...); err != nil {
+		t.Fatalf("CreateTopics of existing topics: %v, want nil", err)
+	}
+	for _, addr := range c.Brokers {
+		eventually(t, 30*time.Second, "topics created on "+addr, func() bool {
+			p1, err1 := partitionsOn(addr, t1)
+			p2, err2 := partitionsOn(addr, t2)
+			return err1 == nil && err2 == nil && settled(p1, 3) && settled(p2, 1)
+		})
+	}
+	ps, err := conn.ReadPartitions(t1, t2)
+	if err != nil {
+		t.Fatalf("ReadPartitions(%s, %s): %v", t1, t2, err)
+	}
+	if len(ps) != 4 {
+		t.Errorf("ReadPartitions of both topics: %d partitions, want 4", len(ps))
+	}
+
+	// A replication factor above the broker count is refused, with the broker's error.
+	bad := kafka.TopicConfig{Topic: ktesting.UniqueTopic(t), NumPartitions: 1, ReplicationFactor: 4}
+	if err := conn.CreateTopics(bad); !errors.Is(err, kafka.InvalidReplicationFactor) {
+		t.Errorf("CreateTopics with RF 4 on 3 brokers: %v, want InvalidReplicationFactor", err)
+	}
+
+	if err := conn.DeleteTopics(t1, t2); err != nil {
+		t.Fatalf("DeleteTopics: %v", err)
+	}
+	for _, addr := range c.Brokers {
+		for _, topic := range []string{t1, t2} {
+			eventually(t, 30*time.Second, fmt.Sprintf("topic %s gone from %s", topic, addr), func() bool {
+				_, err := partitionsOn(addr, topic)
+				return errors.Is(err, kafka.UnknownTopicOrPartition)
+			})
+		}
+	}
+	if err := conn.DeleteTopics(t1); !errors.Is(err, kafka.UnknownTopicOrPartition) {
+		t.Errorf("DeleteTopics of a deleted topic: %v, want UnknownTopicOrPartition", err)
+	}
+}
