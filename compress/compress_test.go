@@ -197,3 +197,31 @@ func BenchmarkDecode(b *testing.B) {
 		})
 	}
 }
+
+// The global codecs are shared: pooled state must not leak between
+// goroutines.
+func TestConcurrentUse(t *testing.T) {
+	done := make(chan error)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			var err error
+			for i := 0; i < 50 && err == nil; i++ {
+				c := codes[(g+i)%len(codes)]
+				src := bytes.Repeat([]byte{byte(g), byte(i)}, 1000+g*100+i)
+				var enc, dec []byte
+				if enc, err = c.Encode(nil, src); err != nil {
+					break
+				}
+				if dec, err = c.Decode(nil, enc); err == nil && !bytes.Equal(dec, src) {
+					err = errors.New(c.String() + ": mismatch")
+				}
+			}
+			done <- err
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -251,22 +251,30 @@ func decodeFrame(dst, src []byte, max int) ([]byte, []byte, error) {
 			dst = append(dst, block...)
 			continue
 		}
-		room := maxBlock
-		if r := maxRatio*size + 64; r < room {
-			room = r
-		}
-		dst = limit.Grow(dst, room)
-		out := dst[len(dst) : len(dst)+room]
-		var n int
-		var err error
-		if independent {
-			n, err = lz4.UncompressBlock(block, out)
-		} else {
-			dict := dst[frameStart:]
+		dict := []byte(nil)
+		if !independent {
+			dict = dst[frameStart:]
 			if len(dict) > 64<<10 {
 				dict = dict[len(dict)-64<<10:]
 			}
-			n, err = lz4.UncompressBlockWithDict(block, out, dict)
+		}
+		// Decode into the spare capacity when there is some: callers that
+		// size dst well then never allocate. A block that does not fit is
+		// decoded again with all the room it may need.
+		n, err := -1, error(nil)
+		if spare := cap(dst) - len(dst); spare >= size {
+			n, err = lz4.UncompressBlockWithDict(block, dst[len(dst):cap(dst)], dict)
+		}
+		if n < 0 || err != nil {
+			room := maxBlock
+			if r := maxRatio*size + 64; r < room {
+				room = r
+			}
+			dst = limit.Grow(dst, room)
+			if !independent {
+				dict = dst[len(dst)-len(dict):]
+			}
+			n, err = lz4.UncompressBlockWithDict(block, dst[len(dst):len(dst)+room], dict)
 		}
 		if err != nil {
 			return dst, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)

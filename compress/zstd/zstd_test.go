@@ -49,7 +49,7 @@ func TestCorrupt(t *testing.T) {
 	// Single segment, 8-byte content size of 1 GiB, then one empty last raw
 	// block: 16 bytes cannot produce 1 GiB.
 	big := []byte{0x28, 0xb5, 0x2f, 0xfd, 0xe0, 0, 0, 0, 0x40, 0, 0, 0, 0, 0x01, 0, 0}
-	if _, err := DecodeLimit(nil, big, 2<<30); !errors.Is(err, ErrCorrupt) {
+	if _, err := DecodeLimit(nil, big, 1<<30+1); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("implausible size: %v", err)
 	}
 	if _, err := DecodeLimit(nil, big, 0); !errors.Is(err, limit.ErrTooLarge) {
