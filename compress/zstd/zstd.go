@@ -145,7 +145,10 @@ func streamDecoder() (*zstd.Decoder, error) {
 	if d, _ := streamPool.Get().(*zstd.Decoder); d != nil {
 		return d, nil
 	}
-	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxWindow))
+	// The memory limit also bounds what the decoder inflates at once when
+	// handed a *bytes.Buffer.
+	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxWindow),
+		zstd.WithDecoderMaxMemory(limit.Default))
 }
 
 // bufferDecoder returns a decoder whose DecodeAll never writes past the
