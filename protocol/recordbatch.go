@@ -286,9 +286,9 @@ func recVarBytes(b []byte, i int) ([]byte, int, bool) {
 // consumeAborted moves the aborted transactions starting at or before
 // offset into the set of aborted producers.
 func (r *RecordReader) consumeAborted(offset int64) {
-	for len(r.aborted) > 0 && r.aborted[0].FirstOffset <= offset {
-		pid := r.aborted[0].ProducerID
-		r.aborted = r.aborted[1:]
+	for r.abortedNext < len(r.aborted) && r.aborted[r.abortedNext].FirstOffset <= offset {
+		pid := r.aborted[r.abortedNext].ProducerID
+		r.abortedNext++
 		if !r.isAbortedPID(pid) {
 			r.abortedPIDs = append(r.abortedPIDs, pid)
 		}

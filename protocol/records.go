@@ -142,7 +142,8 @@ type RecordReader struct {
 	// ratio sizes the next buffer.
 	lastIn, lastOut int
 
-	aborted     []AbortedTransaction // sorted by first offset, consumed in order
+	aborted     []AbortedTransaction // sorted by first offset
+	abortedNext int                  // aborted[abortedNext:] are not consumed yet
 	abortedPIDs []int64              // producers inside an aborted transaction
 	keys        [16]string           // recent header keys, to avoid allocating them
 }
@@ -165,7 +166,7 @@ func (r *RecordReader) Reset(data []byte, opts RecordReadOptions) {
 	}
 	r.next, r.entries, r.truncated, r.needBytes, r.done = opts.MinOffset, 0, false, 0, false
 	r.mode, r.batch, r.batchEnd, r.recs, r.left = recModeNone, RecordBatchHeader{}, 0, nil, 0
-	r.aborted, r.abortedPIDs = r.aborted[:0], r.abortedPIDs[:0]
+	r.aborted, r.abortedNext, r.abortedPIDs = r.aborted[:0], 0, r.abortedPIDs[:0]
 	if opts.IsolationLevel == 1 && len(opts.AbortedTransactions) > 0 {
 		r.aborted = append(r.aborted, opts.AbortedTransactions...)
 		slices.SortStableFunc(r.aborted, func(a, b AbortedTransaction) int {
