@@ -27,6 +27,9 @@ type Config struct {
 	// replica for consumer fetches (v11+) like Kafka's
 	// RackAwareReplicaSelector.
 	RackAwareSelector bool
+	// AutoCreateTopics creates unknown topics named in Metadata requests
+	// that allow it (one partition, replication min(3, Brokers)).
+	AutoCreateTopics bool
 	// Coordinator is the id of the group coordinator (default 1).
 	Coordinator int32
 	// SASL, when set, makes every broker require SASL/PLAIN with this user.

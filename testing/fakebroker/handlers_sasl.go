@@ -2,8 +2,38 @@ package fakebroker
 
 import (
 	"bytes"
-	"encoding/binary"
+
+	"github.com/rackfetch/kafka-go/protocol"
 )
+
+// saslHandshake accepts PLAIN when the cluster has a SASL user.
+func (b *Broker) saslHandshake(c *conn, r *protocol.SaslHandshakeRequest) *protocol.SaslHandshakeResponse {
+	resp := &protocol.SaslHandshakeResponse{}
+	if b.cluster.cfg.SASL != nil {
+		resp.Mechanisms = []string{"PLAIN"}
+	}
+	if r.Mechanism != "PLAIN" || b.cluster.cfg.SASL == nil {
+		resp.ErrorCode = errUnsupportedSASLMech
+		return resp
+	}
+	c.mechanism = r.Mechanism
+	return resp
+}
+
+// saslAuthenticate checks a PLAIN token after a handshake.
+func (b *Broker) saslAuthenticate(c *conn, r *protocol.SaslAuthenticateRequest) *protocol.SaslAuthenticateResponse {
+	if c.mechanism == "" {
+		msg := "SaslAuthenticate before SaslHandshake"
+		return &protocol.SaslAuthenticateResponse{ErrorCode: errIllegalSASLState, ErrorMessage: &msg}
+	}
+	if !b.checkPlain(r.AuthBytes) {
+		msg := "Authentication failed: Invalid username or password"
+		c.closeAfter = true // Kafka closes the connection after a failure
+		return &protocol.SaslAuthenticateResponse{ErrorCode: errSASLAuthFailed, ErrorMessage: &msg}
+	}
+	c.authenticated = true
+	return &protocol.SaslAuthenticateResponse{AuthBytes: []byte{}}
+}
 
 // checkPlain verifies a SASL/PLAIN token: [authzid] NUL user NUL password.
 func (b *Broker) checkPlain(token []byte) bool {
@@ -16,16 +46,4 @@ func (b *Broker) checkPlain(token []byte) bool {
 		return false
 	}
 	return string(parts[1]) == want.User && string(parts[2]) == want.Password
-}
-
-// rawSASLToken handles the bare token that follows a v0 SaslHandshake: an
-// empty frame answers success, a failure closes the connection.
-func (b *Broker) rawSASLToken(c *conn, token []byte) bool {
-	c.rawSASL = false
-	if c.mechanism != "PLAIN" || !b.checkPlain(token) {
-		return false
-	}
-	c.authenticated = true
-	_, err := c.Write(binary.BigEndian.AppendUint32(nil, 0))
-	return err == nil
 }

@@ -34,14 +34,6 @@ type epochStart struct {
 	start int64
 }
 
-// storedBatch is a record batch as appended, with the offsets rewritten.
-type storedBatch struct {
-	base, last   int64
-	maxTimestamp int64
-	timestamps   []int64 // per record, for ListOffsets by time
-	data         []byte
-}
-
 // PartitionState is a partition's replica set and leadership.
 type PartitionState struct {
 	Leader      int32

@@ -190,3 +190,22 @@ func (b *Broker) Versions() protocol.Versions {
 	}
 	return vs
 }
+
+// PreferReplica is a Step.Edit for Fetch answers that forges a KIP-392
+// redirect: every partition without an error names broker id as its
+// preferred read replica and carries no records.
+func PreferReplica(id int32) func(protocol.Response) {
+	return func(resp protocol.Response) {
+		fr, ok := resp.(*protocol.FetchResponse)
+		if !ok {
+			return
+		}
+		for i := range fr.Topics {
+			for j := range fr.Topics[i].Partitions {
+				if p := &fr.Topics[i].Partitions[j]; p.ErrorCode == errNone {
+					p.PreferredReadReplica, p.Records = id, nil
+				}
+			}
+		}
+	}
+}

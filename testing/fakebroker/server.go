@@ -158,8 +158,8 @@ type conn struct {
 	net.Conn
 	stopped       <-chan struct{}
 	authenticated bool
-	rawSASL       bool // a v0 SaslHandshake: the next frame is a bare token
-	mechanism     string
+	mechanism     string // chosen by SaslHandshake
+	closeAfter    bool   // close once the answer is written (failed auth)
 }
 
 func (b *Broker) serve(nc net.Conn, stopped <-chan struct{}) {
@@ -177,18 +177,12 @@ func (b *Broker) serve(nc net.Conn, stopped <-chan struct{}) {
 		}
 	}()
 	c := &conn{Conn: nc, stopped: stopped, authenticated: b.cluster.cfg.SASL == nil}
-	var buf []byte
 	for {
-		body, err := protocol.ReadFrame(c, buf, maxRequestSize)
+		// A fresh buffer per frame: decoded requests alias it, and tests
+		// keep them (Received, handlers).
+		body, err := protocol.ReadFrame(c, nil, maxRequestSize)
 		if err != nil {
 			return
-		}
-		buf = body
-		if c.rawSASL {
-			if !b.rawSASLToken(c, body) {
-				return
-			}
-			continue
 		}
 		if err := b.handleFrame(c, body); err != nil {
 			return
@@ -240,7 +234,10 @@ func (b *Broker) handleFrame(c *conn, body []byte) error {
 		}
 		resp = step.Response
 		if resp == nil && step.ErrorCode != 0 {
-			resp = errorResponse(req, step.ErrorCode)
+			if resp = errorResponse(req, step.ErrorCode); resp == nil {
+				b.cluster.t.Errorf("fakebroker: Step.ErrorCode is not supported for %s; use Step.Response", hdr.Key)
+				return errClose
+			}
 		}
 		if resp == nil {
 			resp, act = b.answer(c, req, hdr)
@@ -260,7 +257,13 @@ func (b *Broker) handleFrame(c *conn, body []byte) error {
 	if resp == nil {
 		return nil // e.g. a produce with acks=0
 	}
-	return b.write(c, hdr, resp, hdr.Version, protocol.IsFlexible(req, hdr.Version))
+	if err := b.write(c, hdr, resp, hdr.Version, protocol.IsFlexible(req, hdr.Version)); err != nil {
+		return err
+	}
+	if c.closeAfter {
+		return errClose
+	}
+	return nil
 }
 
 // answer runs the test's replacement handler or the default one.
