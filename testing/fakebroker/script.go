@@ -121,10 +121,18 @@ func (b *Broker) count(hdr protocol.RequestHeader) int {
 	return n
 }
 
+// maxReceived bounds the requests kept per key: a consumer polling a fake
+// that never waits sends many.
+const maxReceived = 1024
+
 func (b *Broker) record(hdr protocol.RequestHeader, req protocol.Request) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.received[hdr.Key] = append(b.received[hdr.Key], Received{Header: hdr, Request: req})
+	rs := append(b.received[hdr.Key], Received{Header: hdr, Request: req})
+	if len(rs) > maxReceived {
+		rs = append(rs[:0], rs[len(rs)-maxReceived/2:]...)
+	}
+	b.received[hdr.Key] = rs
 }
 
 // Requests returns how many requests of kind key the broker has received
@@ -135,7 +143,8 @@ func (b *Broker) Requests(key protocol.ApiKey) int {
 	return b.counts[key]
 }
 
-// Received returns the decoded requests of kind key, oldest first.
+// Received returns the decoded requests of kind key, oldest first. Past
+// 1024 the oldest are dropped (the latest 512 at least are kept).
 func (b *Broker) Received(key protocol.ApiKey) []Received {
 	b.mu.Lock()
 	defer b.mu.Unlock()
