@@ -1,0 +1,705 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+)
+
+var (
+	errOnlyAvailableWithGroup = errors.New("unavailable when GroupID is not set")
+	errNotAvailableWithGroup  = errors.New("unavailable when GroupID is set")
+)
+
+// Reader provides a high-level API for consuming messages from kafka.
+//
+// A Reader reads one partition (ReaderConfig.Partition) or, with a GroupID,
+// the partitions a consumer group assigns it. Each partition has its own
+// fetcher goroutine that fetches batches, from the leader or, with
+// ReaderConfig.Rack, from the in-sync replica in the reader's rack, and
+// queues their messages in order; ReadMessage, FetchMessage and FetchBatch
+// take them from the queue. A Reader automatically manages reconnections,
+// leader changes and broker restarts, and blocking methods have context
+// support for asynchronous cancellations.
+//
+// Within one Reader's run no message is lost or delivered twice and the
+// order of each partition is kept, except where the program moves the
+// position (SetOffset) or the partition's log itself changes (retention,
+// truncation after an unclean leader election: both are logged through
+// ErrorLogger).
+//
+// Note that it is important to call Close on a Reader when a process exits,
+// so the group coordinator hands its partitions to others at once.
+type Reader struct {
+	config   ReaderConfig
+	cluster  *cluster
+	cooldown *cooldownCache
+	stats    *readerStats
+	queue    readerQueue
+
+	// stctx lives as long as the Reader; Close cancels it.
+	stctx context.Context
+	stop  context.CancelFunc
+
+	mu      sync.Mutex
+	closed  bool
+	started bool  // partition mode: the fetcher runs
+	gen     int64 // generation of fetchers (and of queued messages)
+	cancel  context.CancelFunc
+	offset  int64 // partition mode: offset of the next message to return
+	lag     int64
+	join    sync.WaitGroup // fetchers and background goroutines
+
+	lagOnce sync.Once
+
+	group *readerGroup // group mode
+}
+
+// NewReader creates and returns a new Reader configured with config. The
+// offset is initialized to FirstOffset. It panics when config is invalid
+// (see Validate), as kafka-go does.
+func NewReader(config ReaderConfig) *Reader {
+	if err := config.Validate(); err != nil {
+		panic(err)
+	}
+	config = config.withDefaults()
+	if config.ReadBackoffMax < config.ReadBackoffMin {
+		panic(fmt.Errorf("ReadBackoffMax %d smaller than ReadBackoffMin %d", config.ReadBackoffMax, config.ReadBackoffMin))
+	}
+	statsPartition := config.Partition
+	if config.GroupID != "" {
+		statsPartition = -1 // a group reader has no one partition
+	}
+	stctx, stop := context.WithCancel(context.Background())
+	r := &Reader{
+		config:   config,
+		cluster:  newCluster(config.Dialer, config.Brokers),
+		cooldown: newCooldownCache(),
+		stats:    newReaderStats(strconv.Itoa(statsPartition)),
+		stctx:    stctx,
+		stop:     stop,
+		offset:   FirstOffset,
+		lag:      -1,
+		cancel:   func() {},
+	}
+	r.queue.init(config.QueueCapacity)
+	if r.useConsumerGroup() {
+		r.startGroup()
+	}
+	return r
+}
+
+func (r *Reader) useConsumerGroup() bool { return r.config.GroupID != "" }
+
+// Config returns the reader's configuration, defaults applied.
+func (r *Reader) Config() ReaderConfig { return r.config }
+
+// Close closes the stream, preventing the program from reading any more
+// messages from it. Pending and later reads return io.EOF.
+func (r *Reader) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	r.cancel()
+	r.mu.Unlock()
+
+	r.stop()
+	r.join.Wait()
+	if r.group != nil {
+		r.group.wait()
+	}
+	r.queue.close()
+	r.cluster.close()
+	return nil
+}
+
+// ReadMessage reads and return the next message from the r. The method
+// call blocks until a message becomes available, or an error occurs. The
+// program may also specify a context to asynchronously cancel the blocking
+// operation.
+//
+// The method returns io.EOF to indicate that the reader has been closed.
+//
+// If consumer groups are used, ReadMessage will automatically commit the
+// offset when called. Note that this could result in an offset being
+// committed before the message is fully processed.
+//
+// If more fine-grained control of when offsets are committed is required,
+// it is recommended to use FetchMessage with CommitMessages instead.
+func (r *Reader) ReadMessage(ctx context.Context) (Message, error) {
+	m, err := r.FetchMessage(ctx)
+	if err != nil {
+		return Message{}, fmt.Errorf("fetching message: %w", err)
+	}
+	if r.useConsumerGroup() {
+		if err := r.CommitMessages(ctx, m); err != nil {
+			return Message{}, fmt.Errorf("committing message: %w", err)
+		}
+	}
+	return m, nil
+}
+
+// FetchMessage reads and return the next message from the r. The method
+// call blocks until a message becomes available, or an error occurs. The
+// program may also specify a context to asynchronously cancel the blocking
+// operation.
+//
+// The method returns io.EOF to indicate that the reader has been closed.
+//
+// FetchMessage does not commit offsets automatically when using consumer
+// groups. Use CommitMessages to commit the offset.
+func (r *Reader) FetchMessage(ctx context.Context) (Message, error) {
+	gen, err := r.beforeRead()
+	if err != nil {
+		return Message{}, err
+	}
+	m, hw, mgen, err := r.queue.pop(ctx)
+	if err != nil {
+		return Message{}, err
+	}
+	r.delivered(gen, mgen, m.Offset, hw)
+	return m, nil
+}
+
+// MessageBatch is the messages of one fetch of one partition, in offset
+// order, as FetchBatch returns them.
+type MessageBatch struct {
+	Topic     string
+	Partition int
+	// HighWaterMark is the partition's high watermark when the batch was
+	// fetched (as seen by the replica that served it).
+	HighWaterMark int64
+	// Messages holds at least one message. They share one buffer for their
+	// keys, values and headers: keeping any of them keeps the whole batch
+	// in memory.
+	Messages []Message
+}
+
+// FetchBatch returns the next batch of messages: every message the
+// reader's next fetch of one partition returned that FetchMessage has not
+// returned yet, with no per-message hand-off. A fetch that returned more
+// than QueueCapacity messages is returned in pieces of at most
+// QueueCapacity messages (raise QueueCapacity for larger batches; MaxBytes
+// bounds what one fetch returns).
+//
+// It blocks until messages are available, ctx ends (ctx.Err()) or the
+// reader is closed (io.EOF). Like FetchMessage it does not commit: in group
+// mode pass the last message to CommitMessages, which commits everything
+// before it in that partition. In partition mode it moves Offset and Lag
+// past the last message.
+func (r *Reader) FetchBatch(ctx context.Context) (*MessageBatch, error) {
+	gen, err := r.beforeRead()
+	if err != nil {
+		return nil, err
+	}
+	b, mgen, err := r.queue.popBatch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.delivered(gen, mgen, b.Messages[len(b.Messages)-1].Offset, b.HighWaterMark)
+	return b, nil
+}
+
+// beforeRead starts the partition fetcher on first use and returns the
+// current generation.
+func (r *Reader) beforeRead() (int64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return 0, io.EOF
+	}
+	if !r.useConsumerGroup() {
+		if !r.started {
+			r.startPartition()
+		}
+		r.activateReadLag()
+	}
+	return r.gen, nil
+}
+
+// delivered moves the partition-mode position past offset, unless the
+// position was moved (SetOffset) since the message was queued.
+func (r *Reader) delivered(gen, mgen int64, offset, hw int64) {
+	if r.useConsumerGroup() {
+		return
+	}
+	r.mu.Lock()
+	if mgen == r.gen {
+		r.offset = offset + 1
+		r.lag = hw - r.offset
+		if r.lag < 0 {
+			r.lag = 0
+		}
+	}
+	r.mu.Unlock()
+}
+
+// startPartition starts the fetcher of the configured partition at
+// r.offset in a new generation; r.mu must be held.
+func (r *Reader) startPartition() {
+	r.started = true
+	r.startFetchers(map[topicPartition]int64{{r.config.Topic, r.config.Partition}: r.offset})
+}
+
+// startFetchers stops the fetchers of the current generation, drops what
+// they queued, and starts one fetcher per partition at the given offsets
+// (FirstOffset and LastOffset are resolved at the leader); r.mu must be
+// held.
+func (r *Reader) startFetchers(offsets map[topicPartition]int64) {
+	r.cancel()
+	r.gen++
+	r.queue.reset(r.gen)
+	ctx, cancel := context.WithCancel(r.stctx)
+	r.cancel = cancel
+	for tp, off := range offsets {
+		f := newFetcher(r, tp, off, r.gen)
+		r.join.Add(1)
+		go func() {
+			defer r.join.Done()
+			f.run(ctx)
+		}()
+	}
+}
+
+// CommitMessages commits the list of messages passed as argument. The
+// program may pass a context to asynchronously cancel the commit operation
+// when it was configured to be blocking.
+//
+// Because kafka consumer groups track a single offset per partition, the
+// highest message offset passed to CommitMessages will cause all previous
+// messages to be committed. Applications need to account for these Kafka
+// limitations when committing messages, and maintain message ordering if
+// they need strong delivery guarantees. This property makes it valid to
+// pass only the last message seen to CommitMessages in order to move the
+// offset of the topic/partition it belonged to forward, effectively
+// committing all previous messages in the partition.
+func (r *Reader) CommitMessages(ctx context.Context, msgs ...Message) error {
+	if !r.useConsumerGroup() {
+		return errOnlyAvailableWithGroup
+	}
+	return r.group.commit(ctx, msgs)
+}
+
+// ReadLag returns the current lag of the reader by fetching the last
+// offset of the topic and partition and computing the difference between
+// that value and the offset of the last message returned by ReadMessage.
+//
+// This method is intended to be used in cases where a program may be
+// unable to call ReadMessage to update the value returned by Lag, but still
+// needs to get an up to date estimation of how far behind the reader is.
+// For example when the consumer is not ready to process the next message.
+//
+// The function returns a lag of zero when the reader's current offset is
+// negative.
+func (r *Reader) ReadLag(ctx context.Context) (lag int64, err error) {
+	if r.useConsumerGroup() {
+		return 0, errNotAvailableWithGroup
+	}
+	first, last, err := r.firstLastOffsets(ctx, r.config.Topic, r.config.Partition)
+	if err != nil {
+		return 0, err
+	}
+	switch cur := r.Offset(); {
+	case cur == FirstOffset:
+		lag = last - first
+	case cur == LastOffset:
+		lag = 0
+	default:
+		lag = last - cur
+	}
+	if lag < 0 {
+		lag = 0
+	}
+	return lag, nil
+}
+
+// Offset returns the current absolute offset of the reader, or -1 if r is
+// backed by a consumer group.
+func (r *Reader) Offset() int64 {
+	if r.useConsumerGroup() {
+		return -1
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.offset
+}
+
+// Lag returns the lag of the last message returned by ReadMessage, or -1
+// if r is backed by a consumer group.
+func (r *Reader) Lag() int64 {
+	if r.useConsumerGroup() {
+		return -1
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lag
+}
+
+// SetOffset changes the offset from which the next batch of messages will
+// be read. The method fails with io.ErrClosedPipe if the reader has already
+// been closed. Messages already fetched past the old position are dropped.
+//
+// FirstOffset and LastOffset can be used to indicate the first or last
+// available offset in the partition; they are resolved at the partition
+// leader.
+func (r *Reader) SetOffset(offset int64) error {
+	if r.useConsumerGroup() {
+		return errNotAvailableWithGroup
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return io.ErrClosedPipe
+	}
+	if offset == r.offset {
+		return nil
+	}
+	r.logf("setting the offset of the kafka reader for partition %d of %s from %s to %s",
+		r.config.Partition, r.config.Topic, humanOffset(r.offset), humanOffset(offset))
+	r.offset = offset
+	if r.started {
+		r.startPartition()
+	}
+	return nil
+}
+
+// SetOffsetAt changes the offset from which the next batch of messages
+// will be read given the timestamp t: the first message at or after t, or
+// the end of the partition when there is none. The offset is looked up at
+// the partition leader.
+//
+// The method fails if the unable to connect partition leader, or unable to
+// read the offset given the ts, or if the reader has been closed.
+func (r *Reader) SetOffsetAt(ctx context.Context, t time.Time) error {
+	if r.useConsumerGroup() {
+		return errNotAvailableWithGroup
+	}
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		return io.ErrClosedPipe
+	}
+	offset, err := r.listOffset(ctx, r.config.Topic, r.config.Partition, t.UnixMilli())
+	if err != nil {
+		return err
+	}
+	if offset < 0 {
+		// No message at or after t: the next one produced.
+		if offset, err = r.listOffset(ctx, r.config.Topic, r.config.Partition, LastOffset); err != nil {
+			return err
+		}
+	}
+	return r.SetOffset(offset)
+}
+
+// Stats returns a snapshot of the reader stats since the last time the
+// method was called, or since the reader was created if it is called for
+// the first time.
+//
+// A typical use of this method is to spawn a goroutine that will
+// periodically call Stats on a kafka reader and report the metrics to a
+// stats collection system.
+func (r *Reader) Stats() ReaderStats {
+	s := r.stats
+	stats := ReaderStats{
+		Dials:         s.dials.snapshot(),
+		Fetches:       s.fetches.snapshot(),
+		Messages:      s.messages.snapshot(),
+		Bytes:         s.bytes.snapshot(),
+		Rebalances:    s.rebalances.snapshot(),
+		Timeouts:      s.timeouts.snapshot(),
+		Errors:        s.errors.snapshot(),
+		DialTime:      s.dialTime.snapshotDuration(),
+		ReadTime:      s.readTime.snapshotDuration(),
+		WaitTime:      s.waitTime.snapshotDuration(),
+		FetchSize:     s.fetchSize.snapshot(),
+		FetchBytes:    s.fetchBytes.snapshot(),
+		Offset:        s.offset.snapshot(),
+		Lag:           s.lag.snapshot(),
+		MinBytes:      int64(r.config.MinBytes),
+		MaxBytes:      int64(r.config.MaxBytes),
+		MaxWait:       r.config.MaxWait,
+		QueueLength:   int64(r.queue.len()),
+		QueueCapacity: int64(r.config.QueueCapacity),
+		ClientID:      r.config.Dialer.ClientID,
+		Topic:         r.config.Topic,
+		Partition:     s.partition,
+		Routing:       s.routingSnapshot(),
+	}
+	stats.DeprecatedFetchesWithTypo = stats.Fetches
+	return stats
+}
+
+// activateReadLag starts the periodic lag reader once; r.mu must be held.
+func (r *Reader) activateReadLag() {
+	if r.config.ReadLagInterval <= 0 {
+		return
+	}
+	r.lagOnce.Do(func() {
+		r.join.Add(1)
+		go func() {
+			defer r.join.Done()
+			r.readLagLoop(r.stctx)
+		}()
+	})
+}
+
+func (r *Reader) readLagLoop(ctx context.Context) {
+	ticker := time.NewTicker(r.config.ReadLagInterval)
+	defer ticker.Stop()
+	for {
+		lctx, cancel := context.WithTimeout(ctx, r.config.ReadLagInterval/2)
+		lag, err := r.ReadLag(lctx)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			r.stats.errors.observe(1)
+			r.errorf("kafka reader failed to read lag of partition %d of %s: %v", r.config.Partition, r.config.Topic, err)
+		default:
+			r.stats.lag.observe(lag)
+		}
+		select {
+		case <-ticker.C:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// backoff is the wait before retry number attempt (>= 1): growing from
+// ReadBackoffMin to ReadBackoffMax.
+func (r *Reader) backoff(attempt int) time.Duration {
+	if attempt < 1 {
+		attempt = 1
+	}
+	return backoff(attempt, r.config.ReadBackoffMin, r.config.ReadBackoffMax)
+}
+
+func (r *Reader) logf(format string, args ...interface{}) {
+	if l := r.config.Logger; l != nil {
+		l.Printf(format, args...)
+	}
+}
+
+func (r *Reader) errorf(format string, args ...interface{}) {
+	if l := r.config.ErrorLogger; l != nil {
+		l.Printf(format, args...)
+	} else {
+		r.logf(format, args...)
+	}
+}
+
+// readerQueue hands fetched messages to the application. Fetchers push
+// runs of one partition's messages (never more than the free capacity, so
+// at most QueueCapacity messages wait), the application pops one message
+// or a whole run. Every run carries the generation of the fetcher that
+// pushed it: a new generation (SetOffset, rebalance) drops what is queued
+// and refuses runs of older ones, so no stale message is ever returned.
+type readerQueue struct {
+	mu       sync.Mutex
+	gen      int64
+	runs     []*queuedRun // FIFO from head
+	head     int
+	count    int // messages queued
+	capacity int
+	closed   bool
+	dataWait chan struct{} // closed when something is pushed
+	roomWait chan struct{} // closed when room frees up
+}
+
+// queuedRun is consecutive messages of one partition from one fetch, or
+// an error for the application.
+type queuedRun struct {
+	gen       int64
+	topic     string
+	partition int
+	hw        int64
+	msgs      []Message
+	next      int
+	err       error
+}
+
+var errStaleGeneration = errors.New("kafka reader: stale fetcher generation")
+
+func (q *readerQueue) init(capacity int) { q.capacity = capacity }
+
+func (q *readerQueue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.count
+}
+
+// reset starts generation gen, dropping everything queued.
+func (q *readerQueue) reset(gen int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.gen = gen
+	clear(q.runs)
+	q.runs, q.head, q.count = q.runs[:0], 0, 0
+	q.wakeRoom()
+}
+
+func (q *readerQueue) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	q.wakeData()
+	q.wakeRoom()
+}
+
+func (q *readerQueue) wakeData() {
+	if q.dataWait != nil {
+		close(q.dataWait)
+		q.dataWait = nil
+	}
+}
+
+func (q *readerQueue) wakeRoom() {
+	if q.roomWait != nil {
+		close(q.roomWait)
+		q.roomWait = nil
+	}
+}
+
+// push queues msgs (one partition, in order) for generation gen, waiting
+// for room. It fails when the generation is over, the queue closed or ctx
+// done; then the caller stops.
+func (q *readerQueue) push(ctx context.Context, gen int64, topic string, partition int, hw int64, msgs []Message) error {
+	for len(msgs) > 0 {
+		q.mu.Lock()
+		switch {
+		case q.closed:
+			q.mu.Unlock()
+			return io.ErrClosedPipe
+		case gen != q.gen:
+			q.mu.Unlock()
+			return errStaleGeneration
+		}
+		if room := q.capacity - q.count; room > 0 {
+			n := min(room, len(msgs))
+			q.runs = append(q.runs, &queuedRun{gen: gen, topic: topic, partition: partition, hw: hw, msgs: msgs[:n:n]})
+			q.count += n
+			msgs = msgs[n:]
+			q.wakeData()
+			q.mu.Unlock()
+			continue
+		}
+		if q.roomWait == nil {
+			q.roomWait = make(chan struct{})
+		}
+		wait := q.roomWait
+		q.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// pushErr queues an error for the application in generation gen.
+func (q *readerQueue) pushErr(gen int64, err error) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed || gen != q.gen {
+		return false
+	}
+	q.runs = append(q.runs, &queuedRun{gen: gen, err: err})
+	q.wakeData()
+	return true
+}
+
+// front waits for the first run; q.mu is held when it returns nil error.
+func (q *readerQueue) front(ctx context.Context) (*queuedRun, error) {
+	for {
+		q.mu.Lock()
+		if q.closed {
+			q.mu.Unlock()
+			return nil, io.EOF
+		}
+		if q.head < len(q.runs) {
+			return q.runs[q.head], nil
+		}
+		if q.dataWait == nil {
+			q.dataWait = make(chan struct{})
+		}
+		wait := q.dataWait
+		q.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// dropFront removes the first run; q.mu must be held.
+func (q *readerQueue) dropFront() {
+	q.runs[q.head] = nil
+	q.head++
+	if q.head == len(q.runs) {
+		q.runs, q.head = q.runs[:0], 0
+	} else if q.head > 64 && q.head*2 > len(q.runs) {
+		n := copy(q.runs, q.runs[q.head:])
+		clear(q.runs[n:])
+		q.runs, q.head = q.runs[:n], 0
+	}
+}
+
+// took accounts for n messages leaving the queue; q.mu must be held. The
+// fetchers waiting for room are woken once half the queue is free, so
+// they push large runs rather than one message at a time.
+func (q *readerQueue) took(n int) {
+	q.count -= n
+	if q.count <= q.capacity/2 {
+		q.wakeRoom()
+	}
+}
+
+// pop returns the next message, the high watermark of its fetch and its
+// generation.
+func (q *readerQueue) pop(ctx context.Context) (Message, int64, int64, error) {
+	run, err := q.front(ctx)
+	if err != nil {
+		return Message{}, 0, 0, err
+	}
+	defer q.mu.Unlock()
+	if run.err != nil {
+		q.dropFront()
+		return Message{}, 0, run.gen, run.err
+	}
+	m := run.msgs[run.next]
+	run.next++
+	if run.next == len(run.msgs) {
+		q.dropFront()
+	}
+	q.took(1)
+	return m, run.hw, run.gen, nil
+}
+
+// popBatch returns the rest of the first run.
+func (q *readerQueue) popBatch(ctx context.Context) (*MessageBatch, int64, error) {
+	run, err := q.front(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer q.mu.Unlock()
+	q.dropFront()
+	if run.err != nil {
+		return nil, run.gen, run.err
+	}
+	msgs := run.msgs[run.next:]
+	q.took(len(msgs))
+	return &MessageBatch{Topic: run.topic, Partition: run.partition, HighWaterMark: run.hw, Messages: msgs}, run.gen, nil
+}

@@ -1,0 +1,359 @@
+package kafka
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Defaults of ReaderConfig, applied by NewReader to zero fields.
+const (
+	defaultReaderQueueCapacity    = 100
+	defaultFetchMinBytes          = 1
+	defaultFetchMaxBytes          = 1e6 // 1 MB, kafka-go's default
+	defaultReaderMaxWait          = 10 * time.Second
+	defaultReadBatchTimeout       = 10 * time.Second
+	defaultReadLagInterval        = 1 * time.Minute
+	defaultReadBackoffMin         = 100 * time.Millisecond
+	defaultReadBackoffMax         = 1 * time.Second
+	defaultReaderMaxAttempts      = 3
+	defaultRackPreferenceTTL      = 5 * time.Minute
+	defaultReplicaCooldown        = 5 * time.Minute
+	defaultReaderHeartbeat        = 3 * time.Second
+	defaultReaderPartitionWatch   = 5 * time.Second
+	defaultReaderSessionTimeout   = 30 * time.Second
+	defaultReaderRebalanceTimeout = 30 * time.Second
+	defaultReaderJoinBackoff      = 5 * time.Second
+)
+
+// ReaderConfig is a configuration object used to create new instances of
+// Reader. Zero fields take the defaults documented on each.
+type ReaderConfig struct {
+	// The list of broker addresses used to connect to the kafka cluster.
+	Brokers []string
+
+	// GroupID holds the optional consumer group id. If GroupID is specified,
+	// then Partition should NOT be specified e.g. 0
+	GroupID string
+
+	// GroupTopics allows specifying multiple topics, but can only be used in
+	// combination with GroupID, as it is a consumer-group feature. As such,
+	// if GroupID is set, then either Topic or GroupTopics must be defined.
+	GroupTopics []string
+
+	// The topic to read messages from.
+	Topic string
+
+	// Partition to read messages from. Either Partition or GroupID may be
+	// assigned, but not both.
+	Partition int
+
+	// A dialer used to open connections to the kafka server. This field is
+	// optional, if nil, the default dialer is used instead.
+	Dialer *Dialer
+
+	// The capacity of the internal message queue, defaults to 100 if none is
+	// set. It bounds how many fetched messages wait for the application.
+	QueueCapacity int
+
+	// MinBytes indicates to the broker the minimum batch size that the
+	// consumer will accept. Setting a high minimum when consuming from a
+	// low-volume topic may result in delayed delivery when the broker does
+	// not have enough data to satisfy the defined minimum.
+	//
+	// Default: 1
+	MinBytes int
+
+	// MaxBytes indicates to the broker the maximum batch size that the
+	// consumer will accept. The broker still returns a first record batch
+	// larger than this whole, so progress is always possible.
+	//
+	// Default: 1MB
+	MaxBytes int
+
+	// Maximum amount of time to wait for new data to come when fetching
+	// batches of messages from kafka (the broker's long poll).
+	//
+	// Default: 10s
+	MaxWait time.Duration
+
+	// ReadBatchTimeout is the time allowed, beyond MaxWait, to receive a
+	// fetched batch; a fetch that takes longer is abandoned and retried.
+	//
+	// Default: 10s
+	ReadBatchTimeout time.Duration
+
+	// ReadLagInterval sets the frequency at which the reader lag is updated.
+	// Setting this field to a negative value disables lag reporting.
+	ReadLagInterval time.Duration
+
+	// GroupBalancers is the priority-ordered list of client-side consumer
+	// group balancing strategies that will be offered to the coordinator.
+	// The first strategy that all group members support will be chosen by
+	// the leader.
+	//
+	// Default: [Range, RoundRobin]
+	//
+	// Only used when GroupID is set
+	GroupBalancers []GroupBalancer
+
+	// HeartbeatInterval sets the optional frequency at which the reader
+	// sends the consumer group heartbeat update.
+	//
+	// Default: 3s
+	//
+	// Only used when GroupID is set
+	HeartbeatInterval time.Duration
+
+	// CommitInterval indicates the interval at which offsets are committed
+	// to the broker. If 0, commits will be handled synchronously.
+	//
+	// Default: 0
+	//
+	// Only used when GroupID is set
+	CommitInterval time.Duration
+
+	// PartitionWatchInterval indicates how often a reader checks for
+	// partition changes. If a reader sees a partition change (such as a
+	// partition add) it will rebalance the group picking up new partitions.
+	//
+	// Default: 5s
+	//
+	// Only used when GroupID is set and WatchPartitionChanges is set.
+	PartitionWatchInterval time.Duration
+
+	// WatchPartitionChanges is used to inform kafka-go that a consumer group
+	// should be polling the brokers and rebalancing if any partition changes
+	// happen to the topic.
+	WatchPartitionChanges bool
+
+	// SessionTimeout optionally sets the length of time that may pass
+	// without a heartbeat before the coordinator considers the consumer dead
+	// and initiates a rebalance.
+	//
+	// Default: 30s
+	//
+	// Only used when GroupID is set
+	SessionTimeout time.Duration
+
+	// RebalanceTimeout optionally sets the length of time the coordinator
+	// will wait for members to join as part of a rebalance. For kafka
+	// servers under higher load, it may be useful to set this value higher.
+	//
+	// Default: 30s
+	//
+	// Only used when GroupID is set
+	RebalanceTimeout time.Duration
+
+	// JoinGroupBackoff optionally sets the length of time to wait between
+	// re-joining the consumer group after an error.
+	//
+	// Default: 5s
+	JoinGroupBackoff time.Duration
+
+	// RetentionTime optionally sets the length of time the consumer group
+	// will be saved by the broker. -1 will disable the setting and leave the
+	// retention up to the broker's offsets.retention.minutes property. By
+	// default, that setting is 1 day for kafka < 2.0 and 7 days for kafka
+	// >= 2.0.
+	//
+	// Default: -1
+	//
+	// Only used when GroupID is set
+	RetentionTime time.Duration
+
+	// StartOffset determines from whence the consumer group should begin
+	// consuming when it finds a partition without a committed offset. If
+	// non-zero, it must be set to one of FirstOffset or LastOffset.
+	//
+	// It is also where a reader goes when its position falls below the
+	// partition's first offset (retention deleted what it was about to
+	// read) and OffsetOutOfRangeError is not set.
+	//
+	// Default: FirstOffset
+	StartOffset int64
+
+	// ReadBackoffMin optionally sets the smallest amount of time the reader
+	// will wait before polling for new messages, and the first wait after
+	// an error.
+	//
+	// Default: 100ms
+	ReadBackoffMin time.Duration
+
+	// ReadBackoffMax optionally sets the maximum amount of time the reader
+	// will wait before polling for new messages; waits after consecutive
+	// errors grow up to it.
+	//
+	// Default: 1s
+	ReadBackoffMax time.Duration
+
+	// If not nil, specifies a logger used to report internal changes within
+	// the reader.
+	Logger Logger
+
+	// ErrorLogger is the logger used to report errors. If nil, the reader
+	// falls back to using Logger instead.
+	ErrorLogger Logger
+
+	// IsolationLevel controls the visibility of transactional records.
+	// ReadUncommitted makes all records visible. With ReadCommitted only
+	// non-transactional and committed records are visible.
+	IsolationLevel IsolationLevel
+
+	// Limit of how many attempts to connect will be made before returning
+	// the error. The reader keeps trying after that; the error is returned
+	// once by ReadMessage/FetchMessage so the program learns about it.
+	//
+	// The default is to try 3 times.
+	MaxAttempts int
+
+	// OffsetOutOfRangeError indicates that the reader should return an
+	// error in the event of an OffsetOutOfRange error from the partition
+	// leader, rather than resetting the position. The partition is then no
+	// longer read until SetOffset (or a rebalance) starts it again.
+	OffsetOutOfRangeError bool
+
+	// Rack is the client's rack (client.rack in the Java client). When set,
+	// every fetch is Fetch v11+ and carries it, and the Reader follows the
+	// partition leader's preferred read replica (KIP-392): it reads from an
+	// in-sync replica in its own rack, going back to the leader when that
+	// replica fails, falls out of the ISR, or the preference expires.
+	// Offsets (first, last, by time) are always resolved at the leader.
+	//
+	// Empty: every partition is read from its leader.
+	Rack string
+
+	// RackPreferenceTTL bounds how long a preferred replica is read before
+	// the leader is asked again.
+	//
+	// Default: 5m
+	RackPreferenceTTL time.Duration
+
+	// ReplicaCooldown is how long a replica that failed is not read from,
+	// by any partition of the reader, even if a leader keeps naming it.
+	//
+	// Default: 5m
+	ReplicaCooldown time.Duration
+}
+
+// Validate method validates ReaderConfig properties.
+func (config *ReaderConfig) Validate() error {
+	if len(config.Brokers) == 0 {
+		return errors.New("cannot create a new kafka reader with an empty list of broker addresses")
+	}
+	if config.Partition < 0 || config.Partition >= math.MaxInt32 {
+		return fmt.Errorf("partition number out of bounds: %d", config.Partition)
+	}
+	if config.MinBytes < 0 {
+		return fmt.Errorf("invalid negative minimum batch size (min = %d)", config.MinBytes)
+	}
+	if config.MaxBytes < 0 {
+		return fmt.Errorf("invalid negative maximum batch size (max = %d)", config.MaxBytes)
+	}
+	if config.GroupID != "" {
+		if config.Partition != 0 {
+			return errors.New("either Partition or GroupID may be specified, but not both")
+		}
+		if len(config.Topic) == 0 && len(config.GroupTopics) == 0 {
+			return errors.New("either Topic or GroupTopics must be specified with GroupID")
+		}
+	} else if len(config.Topic) == 0 {
+		return errors.New("cannot create a new kafka reader with an empty topic")
+	}
+	if config.MinBytes > config.MaxBytes {
+		return fmt.Errorf("minimum batch size greater than the maximum (min = %d, max = %d)", config.MinBytes, config.MaxBytes)
+	}
+	if config.ReadBackoffMax < 0 {
+		return fmt.Errorf("ReadBackoffMax out of bounds: %d", config.ReadBackoffMax)
+	}
+	if config.ReadBackoffMin < 0 {
+		return fmt.Errorf("ReadBackoffMin out of bounds: %d", config.ReadBackoffMin)
+	}
+	if config.GroupID != "" && config.StartOffset != 0 && config.StartOffset != FirstOffset && config.StartOffset != LastOffset {
+		return fmt.Errorf("StartOffset must be FirstOffset or LastOffset (StartOffset = %d)", config.StartOffset)
+	}
+	if config.RackPreferenceTTL < 0 {
+		return fmt.Errorf("RackPreferenceTTL out of bounds: %v", config.RackPreferenceTTL)
+	}
+	if config.ReplicaCooldown < 0 {
+		return fmt.Errorf("ReplicaCooldown out of bounds: %v", config.ReplicaCooldown)
+	}
+	return nil
+}
+
+// withDefaults returns config with every zero field set to its default.
+func (config ReaderConfig) withDefaults() ReaderConfig {
+	if config.GroupID != "" && len(config.GroupBalancers) == 0 {
+		config.GroupBalancers = []GroupBalancer{RangeGroupBalancer{}, RoundRobinGroupBalancer{}}
+	}
+	if config.Dialer == nil {
+		config.Dialer = DefaultDialer
+	}
+	if config.MaxBytes == 0 {
+		config.MaxBytes = defaultFetchMaxBytes
+	}
+	if config.MinBytes == 0 {
+		config.MinBytes = defaultFetchMinBytes
+	}
+	if config.MaxWait == 0 {
+		config.MaxWait = defaultReaderMaxWait
+	}
+	if config.ReadBatchTimeout == 0 {
+		config.ReadBatchTimeout = defaultReadBatchTimeout
+	}
+	if config.ReadLagInterval == 0 {
+		config.ReadLagInterval = defaultReadLagInterval
+	}
+	if config.ReadBackoffMin == 0 {
+		config.ReadBackoffMin = defaultReadBackoffMin
+	}
+	if config.ReadBackoffMax == 0 {
+		config.ReadBackoffMax = defaultReadBackoffMax
+	}
+	if config.QueueCapacity <= 0 {
+		config.QueueCapacity = defaultReaderQueueCapacity
+	}
+	if config.MaxAttempts <= 0 {
+		config.MaxAttempts = defaultReaderMaxAttempts
+	}
+	if config.StartOffset != LastOffset {
+		config.StartOffset = FirstOffset
+	}
+	if config.RackPreferenceTTL == 0 {
+		config.RackPreferenceTTL = defaultRackPreferenceTTL
+	}
+	if config.ReplicaCooldown == 0 {
+		config.ReplicaCooldown = defaultReplicaCooldown
+	}
+	if config.GroupID != "" {
+		if config.HeartbeatInterval == 0 {
+			config.HeartbeatInterval = defaultReaderHeartbeat
+		}
+		if config.PartitionWatchInterval == 0 {
+			config.PartitionWatchInterval = defaultReaderPartitionWatch
+		}
+		if config.SessionTimeout == 0 {
+			config.SessionTimeout = defaultReaderSessionTimeout
+		}
+		if config.RebalanceTimeout == 0 {
+			config.RebalanceTimeout = defaultReaderRebalanceTimeout
+		}
+		if config.JoinGroupBackoff == 0 {
+			config.JoinGroupBackoff = defaultReaderJoinBackoff
+		}
+		if config.RetentionTime == 0 {
+			config.RetentionTime = -1
+		}
+	}
+	return config
+}
+
+// routing returns the routing settings of the rack-aware path.
+func (config *ReaderConfig) routing() routingConfig {
+	return routingConfig{
+		Rack:          config.Rack,
+		PreferenceTTL: config.RackPreferenceTTL,
+		Cooldown:      config.ReplicaCooldown,
+	}
+}

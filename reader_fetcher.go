@@ -1,0 +1,474 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rackfetch/kafka-go/protocol"
+)
+
+// One fetcher goroutine reads one partition for one generation of the
+// Reader. Its loop:
+//
+//	fetch from the broker the router names → queue EVERY record of the
+//	batch → report what happened to the router → act on its decision
+//	(redial another broker, refresh metadata, check the position at the
+//	leader, back off).
+//
+// Replicas therefore only change between batches. Offsets are resolved at
+// the leader (reader_offsets.go); a follower is only ever sent Fetch with
+// an absolute offset.
+
+// router decides where a partition's fetches go. replicaSelector (with a
+// rack) follows the leader's preferred read replica; leaderRouter (without)
+// always reads from the leader.
+type router interface {
+	next(ev routeEvent) routeDecision
+	current() int
+}
+
+// leaderRouter routes every fetch to the partition leader: on errors it
+// asks for fresh metadata, and when the leader (or its epoch) changes it
+// moves there and asks for the position to be checked (KIP-320).
+type leaderRouter struct {
+	leader int
+	epoch  int
+}
+
+func newLeaderRouter(p Partition) *leaderRouter {
+	return &leaderRouter{leader: p.Leader.ID, epoch: p.LeaderEpoch}
+}
+
+func (l *leaderRouter) current() int { return l.leader }
+
+func (l *leaderRouter) next(ev routeEvent) routeDecision {
+	d := routeDecision{Broker: l.leader}
+	switch ev.Kind {
+	case eventFetchError, eventDialFailed:
+		d.RefreshMetadata = true
+	case eventMetadata:
+		p := ev.Partition
+		if p.Leader.ID >= 0 && p.Leader.ID != l.leader {
+			l.leader = p.Leader.ID
+			d.Broker, d.Changed, d.Reason = l.leader, true, reasonLeaderChanged
+		}
+		if p.LeaderEpoch > l.epoch {
+			d.ValidateOffset = l.epoch >= 0
+			l.epoch = p.LeaderEpoch
+		}
+	}
+	return d
+}
+
+// fetcher reads one partition.
+type fetcher struct {
+	r   *Reader
+	tp  topicPartition
+	gen int64
+	now func() time.Time
+
+	offset int64 // next offset to fetch; FirstOffset/LastOffset until resolved
+	epoch  int32 // leader epoch of the last record fetched (-1: none yet)
+
+	meta   Partition
+	router router
+	routed int // broker of the last decision, for log lines
+
+	conn       *Conn
+	connBroker int
+
+	dec      batchDecoder
+	errs     int // consecutive failures, for the backoff
+	failures int // consecutive failures to reach the partition, for MaxAttempts
+}
+
+func newFetcher(r *Reader, tp topicPartition, offset int64, gen int64) *fetcher {
+	return &fetcher{r: r, tp: tp, gen: gen, offset: offset, epoch: -1, now: time.Now, routed: -1, connBroker: -1}
+}
+
+// run fetches until ctx ends or the generation is over.
+func (f *fetcher) run(ctx context.Context) {
+	defer f.closeConn()
+	defer f.r.stats.setRoute(f.tp, -1, "", f.meta.Leader.ID)
+	if !f.init(ctx) {
+		return
+	}
+	for f.step(ctx) {
+	}
+}
+
+// init loads the partition's metadata, builds the router and resolves a
+// FirstOffset/LastOffset position at the leader, retrying until it works.
+func (f *fetcher) init(ctx context.Context) bool {
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 && !sleep(ctx, f.r.backoff(attempt)) {
+			return false
+		}
+		err := f.initOnce(ctx)
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		f.r.stats.errors.observe(1)
+		f.r.errorf("error initializing the kafka reader for partition %d of %s: %v", f.tp.partition, f.tp.topic, err)
+		if !f.failed(err) {
+			return false
+		}
+	}
+}
+
+func (f *fetcher) initOnce(ctx context.Context) error {
+	if f.router == nil {
+		if err := f.r.cluster.refresh(ctx, f.tp.topic); err != nil {
+			return err
+		}
+		p, ok := f.r.cluster.partition(f.tp.topic, f.tp.partition)
+		if !ok {
+			return fmt.Errorf("looking up %s: %w", f.tp, UnknownTopicOrPartition)
+		}
+		f.meta = p
+		if f.r.config.Rack != "" {
+			f.router = newReplicaSelector(f.r.config.routing(), f.r.cooldown, p, f.now())
+		} else {
+			f.router = newLeaderRouter(p)
+		}
+		f.routed = f.router.current()
+	}
+	if f.offset < 0 {
+		f.r.logf("initializing kafka reader for partition %d of %s starting at %s", f.tp.partition, f.tp.topic, humanOffset(f.offset))
+		off, err := f.r.listOffset(ctx, f.tp.topic, f.tp.partition, f.offset)
+		if err != nil {
+			return err
+		}
+		f.offset = off
+	}
+	return nil
+}
+
+// failed counts a failure to reach the partition. Every MaxAttempts
+// consecutive failures the error is returned to the application once (the
+// reader goes on trying). It reports false when the generation is over.
+func (f *fetcher) failed(err error) bool {
+	f.failures++
+	if f.failures%f.r.config.MaxAttempts == 0 {
+		return f.r.queue.pushErr(f.gen, err)
+	}
+	return true
+}
+
+func (f *fetcher) closeConn() {
+	if f.conn != nil {
+		f.conn.Close()
+		f.conn, f.connBroker = nil, -1
+	}
+}
+
+// broker returns the address of broker id: from the partition's replicas,
+// else from the cluster's broker list.
+func (f *fetcher) broker(id int) (Broker, bool) {
+	if f.meta.Leader.ID == id && f.meta.Leader.Host != "" {
+		return f.meta.Leader, true
+	}
+	for _, b := range f.meta.Replicas {
+		if b.ID == id && b.Host != "" {
+			return b, true
+		}
+	}
+	return f.r.cluster.broker(id)
+}
+
+// dial connects to the broker the router names, if not connected to it.
+func (f *fetcher) dial(ctx context.Context) error {
+	id := f.router.current()
+	if f.conn != nil && f.connBroker == id && !f.conn.isBroken() {
+		return nil
+	}
+	f.closeConn()
+	b, ok := f.broker(id)
+	if !ok {
+		return fmt.Errorf("dialing broker %d for %s: %w", id, f.tp, BrokerNotAvailable)
+	}
+	t0 := time.Now()
+	conn, err := f.r.cluster.dialData(ctx, b, f.meta)
+	f.r.stats.dials.observe(1)
+	f.r.stats.dialTime.observeDuration(time.Since(t0))
+	if err != nil {
+		return err
+	}
+	if f.r.config.Rack != "" {
+		conn.rackID = f.r.config.Rack // every fetch carries the client's rack
+	}
+	f.conn, f.connBroker = conn, id
+	f.r.stats.setRoute(f.tp, id, b.Rack, f.meta.Leader.ID)
+	return nil
+}
+
+// step runs one fetch and acts on it; it reports false when the fetcher
+// must stop.
+func (f *fetcher) step(ctx context.Context) bool {
+	r := f.r
+	broker := f.router.current()
+	if err := f.dial(ctx); err != nil {
+		if ctx.Err() != nil {
+			return false
+		}
+		r.stats.errors.observe(1)
+		r.errorf("kafka reader: partition %s: dialing broker %d: %v", f.tp, broker, err)
+		if !f.failed(err) {
+			return false
+		}
+		f.errs++
+		return f.decide(ctx, routeEvent{Kind: eventDialFailed, Broker: broker, Now: f.now(), Err: err}, r.backoff(f.errs))
+	}
+
+	cfg := ReadBatchConfig{MinBytes: r.config.MinBytes, MaxBytes: r.config.MaxBytes, IsolationLevel: r.config.IsolationLevel}
+	r.stats.fetches.observe(1)
+	r.stats.offset.observe(f.offset)
+	fetchOffset := f.offset
+	fctx, cancel := context.WithTimeout(ctx, r.config.MaxWait+r.config.ReadBatchTimeout)
+	t0 := time.Now()
+	batch := f.conn.fetch(fctx, fetchOffset, cfg, r.config.MaxWait)
+	cancel()
+	t1 := time.Now()
+	r.stats.waitTime.observeDuration(t1.Sub(t0))
+
+	fb, err := f.dec.decode(batch)
+	hw, preferred, size := batch.HighWaterMark(), batch.PreferredReadReplica(), int64(len(batch.body))
+	batch.Close()
+	if size > 0 {
+		b, _ := f.broker(f.connBroker)
+		same := r.config.Rack != "" && b.Rack == r.config.Rack
+		r.stats.fetchedBytes(f.tp, size, same)
+	}
+
+	// Every record of the batch reaches the queue before anything else
+	// happens: a switch of replica or an error never drops fetched data.
+	if len(fb.msgs) > 0 {
+		if perr := r.queue.push(ctx, f.gen, f.tp.topic, f.tp.partition, hw, fb.msgs); perr != nil {
+			return false
+		}
+		r.stats.messages.observe(int64(len(fb.msgs)))
+		r.stats.bytes.observe(fb.bytes)
+		f.epoch = fb.epoch
+	}
+	if fb.next > f.offset {
+		f.offset = fb.next
+	}
+	r.stats.fetchSize.observe(int64(len(fb.msgs)))
+	r.stats.fetchBytes.observe(fb.bytes)
+	r.stats.readTime.observeDuration(time.Since(t1))
+	if err == nil && hw >= 0 {
+		lag := hw - f.offset
+		if lag < 0 {
+			lag = 0
+		}
+		r.stats.lag.observe(lag)
+		r.stats.offset.observe(f.offset)
+	}
+
+	if err == nil {
+		f.errs, f.failures = 0, 0
+		ev := routeEvent{Kind: eventFetched, Broker: f.connBroker, Now: f.now(), Preferred: preferred,
+			Empty: len(fb.msgs) == 0, FetchOffset: fetchOffset, HighWatermark: hw}
+		var wait time.Duration
+		if ev.Empty && preferred < 0 && t1.Sub(t0) < r.config.MaxWait/2 {
+			// The broker answered at once with nothing (it did not long
+			// poll): do not spin.
+			wait = r.config.ReadBackoffMin
+		}
+		return f.decide(ctx, ev, wait)
+	}
+	if ctx.Err() != nil {
+		return false
+	}
+	return f.fetchFailed(ctx, broker, err)
+}
+
+// fetchFailed handles a fetch error: it resets an out-of-range position
+// the leader reported, returns errors the application must see, and lets
+// the router pick the next broker.
+func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
+	r := f.r
+	fromLeader := broker == f.meta.Leader.ID
+	var kerr Error
+	isKafka := errors.As(err, &kerr)
+	switch {
+	case errors.Is(err, OffsetOutOfRange) && fromLeader:
+		// The leader's offsets decide: reset per policy.
+		if !f.resetOutOfRange(ctx) {
+			return false
+		}
+	case errors.Is(err, OffsetOutOfRange):
+		// A follower's range is not authoritative: the router takes us
+		// back to the leader.
+		r.logf("kafka reader: partition %s: offset %d out of range on follower %d", f.tp, f.offset, broker)
+	case errors.Is(err, RequestTimedOut):
+		r.stats.timeouts.observe(1)
+		r.logf("no messages received from kafka within the allocated time for partition %d of %s at offset %d: %v", f.tp.partition, f.tp.topic, f.offset, err)
+	case errors.Is(err, NotLeaderForPartition), errors.Is(err, FencedLeaderEpoch), errors.Is(err, UnknownLeaderEpoch):
+		r.stats.rebalances.observe(1)
+		r.errorf("failed to read from broker %d for partition %d of %s at offset %d: %v", broker, f.tp.partition, f.tp.topic, f.offset, err)
+	default:
+		r.stats.errors.observe(1)
+		r.errorf("the kafka reader got an error reading partition %d of %s at offset %d from broker %d: %v", f.tp.partition, f.tp.topic, f.offset, broker, err)
+		var rbe *protocol.RecordBatchError
+		if (isKafka && !kerr.Temporary()) || errors.As(err, &rbe) {
+			// Not something retrying fixes by itself: the application
+			// must know (kafka-go returns Kafka errors too). The reader
+			// still retries after the backoff.
+			if !r.queue.pushErr(f.gen, err) {
+				return false
+			}
+		}
+	}
+	if isConnError(err) {
+		f.closeConn()
+	}
+	f.errs++
+	return f.decide(ctx, routeEvent{Kind: eventFetchError, Broker: broker, Now: f.now(), Err: err}, r.backoff(f.errs))
+}
+
+// decide reports ev to the router and carries out its decisions, then
+// waits at least wait. It reports false when the fetcher must stop.
+func (f *fetcher) decide(ctx context.Context, ev routeEvent, wait time.Duration) bool {
+	d := f.router.next(ev)
+	validate := false
+	// A decision may ask for metadata, whose arrival is one more event.
+	for i := 0; ; i++ {
+		f.applyRoute(d)
+		validate = validate || d.ValidateOffset
+		wait = max(wait, d.Backoff)
+		if !d.RefreshMetadata || i == 3 {
+			break
+		}
+		if err := f.refreshMetadata(ctx); err != nil {
+			if ctx.Err() != nil {
+				return false
+			}
+			f.r.errorf("kafka reader: partition %s: refreshing metadata: %v", f.tp, err)
+			break
+		}
+		d = f.router.next(routeEvent{Kind: eventMetadata, Broker: f.router.current(), Now: f.now(), Partition: f.meta})
+	}
+	if validate && !f.validate(ctx) {
+		return false
+	}
+	return sleep(ctx, wait)
+}
+
+// applyRoute logs and counts a change of broker; the next step dials it.
+func (f *fetcher) applyRoute(d routeDecision) {
+	if !d.Changed || d.Broker == f.routed {
+		f.routed = d.Broker
+		return
+	}
+	from, _ := f.broker(f.routed)
+	to, _ := f.broker(d.Broker)
+	f.r.logf("kafka reader: partition %s: broker %d (rack %s) → broker %d (rack %s), %s",
+		f.tp, f.routed, rackName(from.Rack), d.Broker, rackName(to.Rack), d.Reason)
+	f.r.stats.reroute(f.tp, d.Reason)
+	f.routed = d.Broker
+	f.r.stats.setRoute(f.tp, d.Broker, to.Rack, f.meta.Leader.ID)
+}
+
+func rackName(rack string) string {
+	if rack == "" {
+		return "none"
+	}
+	return rack
+}
+
+// refreshMetadata reloads the partition's metadata. The open connection
+// keeps working with the new leader epoch (fetches carry it).
+func (f *fetcher) refreshMetadata(ctx context.Context) error {
+	if err := f.r.cluster.refresh(ctx, f.tp.topic); err != nil {
+		return err
+	}
+	p, ok := f.r.cluster.partition(f.tp.topic, f.tp.partition)
+	if !ok {
+		return fmt.Errorf("looking up %s: %w", f.tp, UnknownTopicOrPartition)
+	}
+	f.meta = p
+	if f.conn != nil {
+		f.conn.leaderEpoch.Store(int32(p.LeaderEpoch))
+	}
+	return nil
+}
+
+// validate checks the position at the leader after a leader change
+// (KIP-320): when the new leader's log ends, for the epoch of the last
+// record fetched, below the position, the records after that end were
+// truncated away. That is reported and the position moves back to where
+// the logs diverged, so what replaced them is read; nothing is skipped.
+func (f *fetcher) validate(ctx context.Context) bool {
+	if f.epoch < 0 || f.offset < 0 {
+		return true // nothing fetched yet: nothing to check
+	}
+	r := f.r
+	endEpoch, end, err := r.epochEnd(ctx, f.tp.topic, f.tp.partition, f.epoch)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false
+		}
+		// Fetches carry the leader epoch, so a stale position is still
+		// fenced; the check runs again at the next leader change.
+		r.errorf("kafka reader: partition %s: checking offset %d of leader epoch %d at the leader: %v", f.tp, f.offset, f.epoch, err)
+		return true
+	}
+	switch {
+	case end < 0:
+		// The leader knows no epoch as old: its log starts later.
+		r.errorf("kafka reader: partition %s: the leader knows no leader epoch <= %d (offset %d)", f.tp, f.epoch, f.offset)
+		return f.resetOutOfRange(ctx)
+	case end < f.offset:
+		r.stats.errors.observe(1)
+		err := fmt.Errorf("kafka reader: partition %s: log truncated: the leader's epoch %d ends at offset %d, below the position %d (last record fetched in epoch %d); %d records fetched are no longer in the log: %w",
+			f.tp, endEpoch, end, f.offset, f.epoch, f.offset-end, OffsetOutOfRange)
+		r.errorf("%v", err)
+		if r.config.OffsetOutOfRangeError {
+			r.queue.pushErr(f.gen, err)
+			return false
+		}
+		r.errorf("kafka reader: partition %s: resuming at offset %d, where the logs diverge", f.tp, end)
+		f.offset = end
+	}
+	return true
+}
+
+// resetOutOfRange applies the reset policy after the LEADER said the
+// position is out of range: return the error (OffsetOutOfRangeError, then
+// the partition stops), else move to StartOffset when below the first
+// offset, or to the end when past it.
+func (f *fetcher) resetOutOfRange(ctx context.Context) bool {
+	r := f.r
+	first, last, err := r.firstLastOffsets(ctx, f.tp.topic, f.tp.partition)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false
+		}
+		r.errorf("the kafka reader got an error while attempting to determine whether it was reading before the first offset or after the last offset of partition %d of %s: %v", f.tp.partition, f.tp.topic, err)
+		return true // the fetch is retried, and fails again if still out of range
+	}
+	if f.offset >= first && f.offset <= last {
+		return true // the log moved meanwhile: retry
+	}
+	if r.config.OffsetOutOfRangeError {
+		err := fmt.Errorf("kafka reader: partition %s: offset %d outside [%d, %d]: %w", f.tp, f.offset, first, last, OffsetOutOfRange)
+		r.errorf("%v", err)
+		r.queue.pushErr(f.gen, err)
+		return false
+	}
+	target := last
+	if f.offset < first && r.config.StartOffset != LastOffset {
+		target = first
+	}
+	r.stats.errors.observe(1)
+	r.errorf("the kafka reader for partition %d of %s is at offset %d outside [%d, %d]: moving to offset %d (%d messages skipped)",
+		f.tp.partition, f.tp.topic, f.offset, first, last, target, max(0, target-f.offset))
+	f.offset = target
+	return true
+}

@@ -1,0 +1,253 @@
+package kafka
+
+import (
+	"math"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// SummaryStats is a data structure that carries a summary of observed values.
+type SummaryStats struct {
+	Avg   int64 `metric:"avg" type:"gauge"`
+	Min   int64 `metric:"min" type:"gauge"`
+	Max   int64 `metric:"max" type:"gauge"`
+	Count int64 `metric:"count" type:"counter"`
+	Sum   int64 `metric:"sum" type:"counter"`
+}
+
+// DurationStats is a data structure that carries a summary of observed
+// duration values.
+type DurationStats struct {
+	Avg   time.Duration `metric:"avg" type:"gauge"`
+	Min   time.Duration `metric:"min" type:"gauge"`
+	Max   time.Duration `metric:"max" type:"gauge"`
+	Count int64         `metric:"count" type:"counter"`
+	Sum   time.Duration `metric:"sum" type:"counter"`
+}
+
+// ReaderStats is a data structure returned by a call to Reader.Stats that
+// exposes details about the behavior of the reader. Counters and summaries
+// cover the time since the previous call to Stats; gauges are current.
+type ReaderStats struct {
+	Dials      int64 `metric:"kafka.reader.dial.count"      type:"counter"`
+	Fetches    int64 `metric:"kafka.reader.fetch.count"     type:"counter"`
+	Messages   int64 `metric:"kafka.reader.message.count"   type:"counter"`
+	Bytes      int64 `metric:"kafka.reader.message.bytes"   type:"counter"`
+	Rebalances int64 `metric:"kafka.reader.rebalance.count" type:"counter"`
+	Timeouts   int64 `metric:"kafka.reader.timeout.count"   type:"counter"`
+	Errors     int64 `metric:"kafka.reader.error.count"     type:"counter"`
+
+	DialTime   DurationStats `metric:"kafka.reader.dial.seconds"`
+	ReadTime   DurationStats `metric:"kafka.reader.read.seconds"`
+	WaitTime   DurationStats `metric:"kafka.reader.wait.seconds"`
+	FetchSize  SummaryStats  `metric:"kafka.reader.fetch.size"`
+	FetchBytes SummaryStats  `metric:"kafka.reader.fetch.bytes"`
+
+	Offset        int64         `metric:"kafka.reader.offset"          type:"gauge"`
+	Lag           int64         `metric:"kafka.reader.lag"             type:"gauge"`
+	MinBytes      int64         `metric:"kafka.reader.fetch_bytes.min" type:"gauge"`
+	MaxBytes      int64         `metric:"kafka.reader.fetch_bytes.max" type:"gauge"`
+	MaxWait       time.Duration `metric:"kafka.reader.fetch_wait.max"  type:"gauge"`
+	QueueLength   int64         `metric:"kafka.reader.queue.length"    type:"gauge"`
+	QueueCapacity int64         `metric:"kafka.reader.queue.capacity"  type:"gauge"`
+
+	ClientID  string `tag:"client_id"`
+	Topic     string `tag:"topic"`
+	Partition string `tag:"partition"`
+
+	// DeprecatedFetchesWithTypo mirrors Fetches under kafka-go's misspelt
+	// metric name, for dashboards that still use it.
+	DeprecatedFetchesWithTypo int64 `metric:"kafak.reader.fetch.count" type:"counter"`
+
+	// Routing describes, per partition the reader has fetched, where its
+	// reads go (rack-aware fetching, ReaderConfig.Rack), in topic and
+	// partition order.
+	Routing []PartitionRouting
+}
+
+// PartitionRouting is the routing of one partition's fetches: which broker
+// serves them, why they moved, and how many bytes stayed in the client's
+// rack. Counters cover the time since the previous call to Stats.
+type PartitionRouting struct {
+	Topic     string
+	Partition int
+
+	// Broker is the id of the broker the partition is read from now (the
+	// leader, or the in-sync replica it prefers), and BrokerRack its rack.
+	// Broker is -1 when the partition is not being read.
+	Broker     int
+	BrokerRack string
+
+	// Leader is the partition's leader as last seen in metadata.
+	Leader int
+
+	// Reroutes counts the moves from one broker to another by reason:
+	// "preferred replica", "preference expired", "follower failed",
+	// "follower left the ISR", "preferred replica not in metadata or ISR",
+	// "leader changed", "leader named no preference".
+	Reroutes map[string]int64
+
+	// SameRackBytes and OtherRackBytes count the fetch response bytes read
+	// from brokers in the reader's rack and from the others. Without a rack
+	// configured, every byte counts as other-rack.
+	SameRackBytes  int64
+	OtherRackBytes int64
+}
+
+// readerCounter is a counter reset by each snapshot.
+type readerCounter struct{ v atomic.Int64 }
+
+func (c *readerCounter) observe(n int64) { c.v.Add(n) }
+func (c *readerCounter) snapshot() int64 { return c.v.Swap(0) }
+
+// readerGauge holds the last value observed.
+type readerGauge struct{ v atomic.Int64 }
+
+func (g *readerGauge) observe(n int64) { g.v.Store(n) }
+func (g *readerGauge) snapshot() int64 { return g.v.Load() }
+
+// readerSummary keeps count, sum, min and max until the next snapshot.
+type readerSummary struct {
+	mu                   sync.Mutex
+	count, sum, min, max int64
+}
+
+func (s *readerSummary) observe(n int64) {
+	s.mu.Lock()
+	if s.count == 0 || n < s.min {
+		s.min = n
+	}
+	if s.count == 0 || n > s.max {
+		s.max = n
+	}
+	s.count++
+	s.sum += n
+	s.mu.Unlock()
+}
+
+func (s *readerSummary) observeDuration(d time.Duration) { s.observe(int64(d)) }
+
+func (s *readerSummary) snapshot() SummaryStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := SummaryStats{Min: s.min, Max: s.max, Count: s.count, Sum: s.sum}
+	if s.count > 0 {
+		out.Avg = s.sum / s.count
+	}
+	s.count, s.sum, s.min, s.max = 0, 0, 0, 0
+	return out
+}
+
+func (s *readerSummary) snapshotDuration() DurationStats {
+	v := s.snapshot()
+	return DurationStats{Avg: time.Duration(v.Avg), Min: time.Duration(v.Min), Max: time.Duration(v.Max), Count: v.Count, Sum: time.Duration(v.Sum)}
+}
+
+// readerStats holds the statistics of a Reader; fetchers of every
+// partition update it concurrently.
+type readerStats struct {
+	dials, fetches, messages, bytes readerCounter
+	rebalances, timeouts, errors    readerCounter
+	dialTime, readTime, waitTime    readerSummary
+	fetchSize, fetchBytes           readerSummary
+	offset, lag                     readerGauge
+	partition                       string
+
+	mu      sync.Mutex
+	routing map[topicPartition]*routingStats
+}
+
+// routingStats is the live routing state of one partition.
+type routingStats struct {
+	broker     int
+	brokerRack string
+	leader     int
+	reroutes   map[string]int64
+	sameRack   int64
+	otherRack  int64
+}
+
+func newReaderStats(partition string) *readerStats {
+	return &readerStats{partition: partition, routing: map[topicPartition]*routingStats{}}
+}
+
+// route returns the routing entry of tp, creating it; s.mu must be held.
+func (s *readerStats) route(tp topicPartition) *routingStats {
+	rs := s.routing[tp]
+	if rs == nil {
+		rs = &routingStats{broker: -1, leader: -1}
+		s.routing[tp] = rs
+	}
+	return rs
+}
+
+// setRoute records where tp is read from now.
+func (s *readerStats) setRoute(tp topicPartition, broker int, rack string, leader int) {
+	s.mu.Lock()
+	rs := s.route(tp)
+	rs.broker, rs.brokerRack, rs.leader = broker, rack, leader
+	s.mu.Unlock()
+}
+
+// reroute counts one move of tp's reads.
+func (s *readerStats) reroute(tp topicPartition, reason routeReason) {
+	s.mu.Lock()
+	rs := s.route(tp)
+	if rs.reroutes == nil {
+		rs.reroutes = map[string]int64{}
+	}
+	rs.reroutes[string(reason)]++
+	s.mu.Unlock()
+}
+
+// fetchedBytes counts n response bytes of tp read in or out of the rack.
+func (s *readerStats) fetchedBytes(tp topicPartition, n int64, sameRack bool) {
+	s.mu.Lock()
+	rs := s.route(tp)
+	if sameRack {
+		rs.sameRack += n
+	} else {
+		rs.otherRack += n
+	}
+	s.mu.Unlock()
+}
+
+// routingSnapshot returns the routing of every partition and resets its
+// counters.
+func (s *readerStats) routingSnapshot() []PartitionRouting {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]PartitionRouting, 0, len(s.routing))
+	for tp, rs := range s.routing {
+		pr := PartitionRouting{
+			Topic: tp.topic, Partition: tp.partition,
+			Broker: rs.broker, BrokerRack: rs.brokerRack, Leader: rs.leader,
+			Reroutes:      rs.reroutes,
+			SameRackBytes: rs.sameRack, OtherRackBytes: rs.otherRack,
+		}
+		if pr.Reroutes == nil {
+			pr.Reroutes = map[string]int64{}
+		}
+		rs.reroutes, rs.sameRack, rs.otherRack = nil, 0, 0
+		out = append(out, pr)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Topic != out[j].Topic {
+			return out[i].Topic < out[j].Topic
+		}
+		return out[i].Partition < out[j].Partition
+	})
+	return out
+}
+
+// SameRackRatio is the share of fetched bytes read from brokers in the
+// reader's rack (0 when nothing was read).
+func (p PartitionRouting) SameRackRatio() float64 {
+	total := p.SameRackBytes + p.OtherRackBytes
+	if total == 0 {
+		return 0
+	}
+	return math.Min(1, float64(p.SameRackBytes)/float64(total))
+}
