@@ -12,9 +12,10 @@ import (
 )
 
 // Chaos: the helpers below call the cluster tool (KAFKA_CLUSTER_TOOL) to kill, pause, resume or restart a
-// broker. They change the shared cluster, so tests that use them must not run in parallel with others that
-// need every broker. Each helper that takes a broker away registers a cleanup that brings it back (resumes
-// a paused broker, starts a killed one and waits until it serves), so the next test finds the full cluster.
+// broker. They change the shared cluster, so they first take it for the test alone (LockCluster): tests of
+// other packages wait until this one ends. Each helper that takes a broker away registers a cleanup that
+// brings it back (resumes a paused broker, starts a killed one and waits until it serves), which runs
+// before the cluster is released, so the next test finds every broker serving.
 
 // toolTimeout bounds one call of the tool; a restart waits for the broker to serve again.
 const toolTimeout = 4 * time.Minute
@@ -60,6 +61,7 @@ func requireTool(t stdtesting.TB) string {
 		}
 		t.Skip(msg)
 	}
+	LockCluster(t)
 	return c.Tool
 }
 

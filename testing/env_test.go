@@ -164,8 +164,10 @@ func TestEnvAccessors(t *stdtesting.T) {
 // fakeTB records Skip and Fatal instead of ending a goroutine.
 type fakeTB struct {
 	stdtesting.TB
+	name            string
 	skipped, failed bool
 	msg             string
+	cleanups        []func()
 }
 
 type stopped struct{}
@@ -175,12 +177,12 @@ func (f *fakeTB) Skip(args ...any)                { f.skipped, f.msg = true, fmt
 func (f *fakeTB) Fatal(args ...any)               { f.failed, f.msg = true, fmt.Sprint(args...); panic(stopped{}) }
 func (f *fakeTB) Fatalf(format string, a ...any)  { f.Fatal(fmt.Sprintf(format, a...)) }
 func (f *fakeTB) Skipf(format string, a ...any)   { f.Skip(fmt.Sprintf(format, a...)) }
-func (f *fakeTB) Name() string                    { return "TestFake" }
-func (f *fakeTB) Cleanup(func())                  {}
+func (f *fakeTB) Name() string                    { return f.name }
+func (f *fakeTB) Cleanup(fn func())               { f.cleanups = append(f.cleanups, fn) }
 func (f *fakeTB) Logf(format string, args ...any) {}
 
 func callRequire(short bool, getenv func(string) string) (f *fakeTB, c *Cluster) {
-	f = &fakeTB{}
+	f = &fakeTB{name: "TestFake"}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(stopped); !ok {
@@ -241,4 +243,12 @@ func TestUniqueTopic(t *stdtesting.T) {
 			t.Fatalf("UniqueTopic = %q (%d chars)", name, len(name))
 		}
 	})
+}
+
+// runCleanups runs what the fake test registered, last first, as the testing package does.
+func (f *fakeTB) runCleanups() {
+	for i := len(f.cleanups) - 1; i >= 0; i-- {
+		f.cleanups[i]()
+	}
+	f.cleanups = nil
 }

@@ -28,9 +28,13 @@ func isSet(v string) bool {
 
 // RequireCluster returns the test cluster described by the environment. Without one (KAFKA_BROKERS unset)
 // it skips the test, or fails it when Required. With -short it always skips: -short runs unit tests only.
+// The test holds a shared lock on the cluster until it ends, so that chaos in another test (of any
+// package) waits for it, and it waits for such chaos to end (see LockCluster).
 func RequireCluster(t stdtesting.TB) *Cluster {
 	t.Helper()
-	return requireCluster(t, stdtesting.Short(), os.Getenv)
+	c := requireCluster(t, stdtesting.Short(), os.Getenv)
+	lockCluster(t, false)
+	return c
 }
 
 func requireCluster(t stdtesting.TB, short bool, getenv func(string) string) *Cluster {
