@@ -13,5 +13,10 @@
 // never pass by being skipped. Tests gate on the broker version with KafkaIsAtLeast, name topics with
 // UniqueTopic, and inject faults with KillBroker, PauseBroker, ResumeBroker and RestartBroker.
 //
+// go test runs the packages of ./... at the same time against the one cluster. A test that calls
+// RequireCluster holds the cluster shared until it ends; the chaos helpers (and LockCluster) take it for
+// their test alone, so a broker taken away by a test of one package is never missing for a test of
+// another, and is back before the next test gets the cluster.
+//
 // The package imports only the standard library.
 package testing
