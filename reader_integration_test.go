@@ -1,0 +1,218 @@
+package kafka_test
+
+// Integration tests of the Reader on the real 3-rack cluster: exact
+// delivery, offsets, lag and stats; SetOffset/SetOffsetAt; surviving the
+// partition leader's death and restart; rack-aware routing. Helpers from
+// cluster_integration_test.go; the ones here are prefixed ri.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	kafka "github.com/rackfetch/kafka-go"
+	ktesting "github.com/rackfetch/kafka-go/testing"
+)
+
+// riProduce writes values v{from}..v{from+n-1} to topic/0 through its
+// leader, in chunks, each with the time given by at (nil: now).
+func riProduce(t *testing.T, c *ktesting.Cluster, topic string, from, n int, at func(i int) time.Time) {
+	t.Helper()
+	conn := dialLeader(t, newDialer(), c.Brokers[0], topic, 0)
+	defer conn.Close()
+	for i := from; i < from+n; {
+		var msgs []kafka.Message
+		for ; i < from+n && len(msgs) < 200; i++ {
+			m := kafka.Message{Key: []byte(fmt.Sprintf("k%d", i)), Value: []byte(fmt.Sprintf("v%d", i))}
+			if at != nil {
+				m.Time = at(i)
+			}
+			msgs = append(msgs, m)
+		}
+		if _, err := conn.WriteMessages(msgs...); err != nil {
+			t.Fatalf("producing to %s: %v", topic, err)
+		}
+	}
+}
+
+type riLogger struct {
+	t      *testing.T
+	mu     sync.Mutex
+	lines  []string
+	prefix string
+}
+
+func (l *riLogger) Printf(format string, args ...interface{}) {
+	s := fmt.Sprintf(format, args...)
+	l.mu.Lock()
+	l.lines = append(l.lines, s)
+	l.mu.Unlock()
+	l.t.Logf("%s%s", l.prefix, s)
+}
+
+func (l *riLogger) find(sub string) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.lines {
+		if strings.Contains(s, sub) {
+			return s
+		}
+	}
+	return ""
+}
+
+func riReader(t *testing.T, c *ktesting.Cluster, topic string, edit func(*kafka.ReaderConfig)) *kafka.Reader {
+	cfg := kafka.ReaderConfig{
+		Brokers:         c.Brokers,
+		Topic:           topic,
+		MaxWait:         500 * time.Millisecond,
+		ReadBackoffMin:  50 * time.Millisecond,
+		ReadBackoffMax:  500 * time.Millisecond,
+		ReadLagInterval: -1,
+		Dialer:          newDialer(),
+		Logger:          &riLogger{t: t, prefix: "reader: "},
+		ErrorLogger:     &riLogger{t: t, prefix: "reader error: "},
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	r := kafka.NewReader(cfg)
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// riExpect reads v{from}..v{from+n-1} at those offsets, exactly once and in
+// order. Errors the reader returns (it retries by itself) are tolerated
+// and counted.
+func riExpect(t *testing.T, ctx context.Context, r *kafka.Reader, from, n int) (errs int) {
+	t.Helper()
+	for i := from; i < from+n; {
+		m, err := r.FetchMessage(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				t.Fatalf("waiting for offset %d: %v", i, err)
+			}
+			errs++
+			t.Logf("FetchMessage at offset %d returned %v (the reader goes on)", i, err)
+			continue
+		}
+		if m.Offset != int64(i) || string(m.Value) != fmt.Sprintf("v%d", i) || string(m.Key) != fmt.Sprintf("k%d", i) {
+			t.Fatalf("got offset %d %q=%q, want offset %d k%d=v%d", m.Offset, m.Key, m.Value, i, i, i)
+		}
+		i++
+	}
+	return errs
+}
+
+func TestReaderIntegrationPartition(t *testing.T) {
+	c := requireRackCluster(t)
+	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: 1})
+	riProduce(t, c, topic, 0, 500, nil)
+	ctx := testContext(t, 60*time.Second)
+
+	r := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) { cfg.MaxBytes = 4096 })
+	if lag, err := r.ReadLag(ctx); err != nil || lag != 500 {
+		t.Fatalf("ReadLag before reading: %d %v", lag, err)
+	}
+	riExpect(t, ctx, r, 0, 300)
+	if r.Offset() != 300 {
+		t.Fatalf("Offset %d", r.Offset())
+	}
+	if lag := r.Lag(); lag != 200 {
+		t.Fatalf("Lag %d, want 200", lag)
+	}
+	b, err := r.FetchBatch(ctx)
+	if err != nil || len(b.Messages) == 0 || b.Messages[0].Offset != 300 || b.HighWaterMark != 500 {
+		t.Fatalf("FetchBatch: %v %+v", err, b)
+	}
+	next := int(b.Messages[len(b.Messages)-1].Offset) + 1
+	riExpect(t, ctx, r, next, 500-next)
+	if r.Offset() != 500 || r.Lag() != 0 {
+		t.Fatalf("Offset %d Lag %d at the end", r.Offset(), r.Lag())
+	}
+	if lag, err := r.ReadLag(ctx); err != nil || lag != 0 {
+		t.Fatalf("ReadLag at the end: %d %v", lag, err)
+	}
+	// It keeps polling: new messages arrive.
+	riProduce(t, c, topic, 500, 10, nil)
+	riExpect(t, ctx, r, 500, 10)
+
+	st := r.Stats()
+	if st.Messages != 510 || st.Fetches < 4 || st.Dials < 1 || st.Errors != 0 || st.Topic != topic || st.Partition != "0" ||
+		st.FetchSize.Count == 0 || st.WaitTime.Count == 0 || st.Bytes == 0 {
+		t.Errorf("stats: %+v", st)
+	}
+	leader := dialLeader(t, newDialer(), c.Brokers[0], topic, 0).Broker().ID
+	if len(st.Routing) != 1 || st.Routing[0].Broker != leader || st.Routing[0].Leader != leader {
+		t.Errorf("routing: %+v, leader %d", st.Routing, leader)
+	}
+}
+
+func TestReaderIntegrationSetOffset(t *testing.T) {
+	c := requireRackCluster(t)
+	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: 1})
+	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
+	riProduce(t, c, topic, 0, 100, func(i int) time.Time { return base.Add(time.Duration(i) * time.Second) })
+	ctx := testContext(t, 60*time.Second)
+
+	r := riReader(t, c, topic, nil)
+	if err := r.SetOffset(40); err != nil {
+		t.Fatal(err)
+	}
+	riExpect(t, ctx, r, 40, 5)
+	if err := r.SetOffsetAt(ctx, base.Add(70*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if r.Offset() != 70 {
+		t.Fatalf("Offset after SetOffsetAt %d, want 70", r.Offset())
+	}
+	riExpect(t, ctx, r, 70, 30)
+	r.SetOffset(kafka.FirstOffset)
+	riExpect(t, ctx, r, 0, 3)
+	if err := r.SetOffsetAt(ctx, time.Now().Add(time.Hour)); err != nil || r.Offset() != 100 {
+		t.Fatalf("SetOffsetAt(future): %v, Offset %d", err, r.Offset())
+	}
+	r.SetOffset(kafka.LastOffset)
+	short, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if _, err := r.FetchMessage(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("at LastOffset: %v", err)
+	}
+	riProduce(t, c, topic, 100, 1, nil)
+	riExpect(t, ctx, r, 100, 1)
+}
+
+// The partition leader is killed mid-stream and restarted: the reader moves
+// to the new leader and keeps reading, nothing lost, nothing repeated, and
+// it still reads what is produced after the restart.
+func TestReaderIntegrationLeaderRestart(t *testing.T) {
+	c := requireRackCluster(t)
+	leader := brokerInRack(t, c, "a")
+	b, cc := brokerInRack(t, c, "b"), brokerInRack(t, c, "c")
+	topic := createTopic(t, c, kafka.TopicConfig{ReplicaAssignments: []kafka.ReplicaAssignment{{Partition: 0, Replicas: []int{leader, b, cc}}}})
+	riProduce(t, c, topic, 0, 3000, nil)
+	ctx := testContext(t, 150*time.Second)
+
+	r := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) { cfg.MaxBytes = 8192 })
+	riExpect(t, ctx, r, 0, 1000)
+	ktesting.KillBroker(t, leader)
+	errs := riExpect(t, ctx, r, 1000, 2000)
+	ktesting.RestartBroker(t, leader)
+	riProduce(t, c, topic, 3000, 200, nil)
+	errs += riExpect(t, ctx, r, 3000, 200)
+	t.Logf("errors returned to the application: %d", errs)
+
+	st := r.Stats()
+	if st.Routing[0].Broker == leader && st.Routing[0].Leader != leader {
+		t.Errorf("routing: %+v", st.Routing)
+	}
+	short, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	if m, err := r.FetchMessage(short); err == nil {
+		t.Fatalf("an extra message: offset %d %q", m.Offset, m.Value)
+	}
+}
