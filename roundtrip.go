@@ -166,6 +166,11 @@ func (c *Conn) fail(ctx context.Context, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return fmt.Errorf("%w (%v)", ctxErr, err)
 	}
+	// The socket deadline may fire a moment before the context's own timer:
+	// report the context's deadline, not a broker timeout.
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return fmt.Errorf("%w (%v)", context.DeadlineExceeded, err)
+	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
 		return fmt.Errorf("%w: %v", RequestTimedOut, err)
