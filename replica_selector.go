@@ -1,16 +1,63 @@
 package kafka
 
-import "time"
+import (
+	"context"
+	"errors"
+	"time"
+)
 
 // The routing state machine of rack-aware fetching (KIP-392).
 //
-// One replicaSelector exists per partition a Reader fetches. It does no I/O:
-// the fetcher reports what happened (an event) and asks where to fetch next
-// (a decision). Switches happen only between batches, because the fetcher
-// only asks between batches.
+// One replicaSelector exists per partition a Reader fetches. It does no I/O,
+// starts no goroutine and never reads the clock: the fetcher reports what
+// happened (an event, carrying the time) and gets where to fetch next (a
+// decision). Switches happen only between batches, because the fetcher only
+// asks between batches: records already fetched are always delivered.
 //
-// THIS FILE IS A SKELETON: the API below is fixed; the implementation is
-// being written (issue 5).
+// Transition table. L is the leader, F a follower, X the replica the leader
+// names as preferred. Every change of replica counts against the flap
+// budget; only moves to a follower are ever refused for it.
+//
+//	on   event                                      → decision
+//	L    fetched from L, X usable (*)               → F=X for PreferenceTTL      reasonPreferred
+//	L    fetched from L, X not in ISR / no host     → L, RefreshMetadata         reasonUnknownReplica
+//	L    fetched from L, X cooling down             → L                          reasonCoolingDown
+//	L    fetched from L, flap budget used up        → L                          reasonFlapDamped
+//	L    fetched from L, -1 (or Rack == "")         → L
+//	L    leadership/epoch error or disconnect of L  → L, RefreshMetadata, Backoff (grows, bounded)
+//	L    dial failure of L                          → L, RefreshMetadata, Backoff (grows, bounded)
+//	L    other error of L                           → L, Backoff; OffsetOutOfRange: no backoff (the Reader resets)
+//	F    fetched from F, -1                         → F (the TTL is not extended)
+//	F    fetched from F, empty at or above its HW   → F, Backoff FollowerBackoffMin→Max (a non-empty fetch resets)
+//	F    any error or dial failure of F             → L at once, F cools down    reasonFollowerFailed
+//	F    F cooling (it failed for another partition)→ L                          reasonFollowerFailed
+//	F    any event after PreferenceTTL              → L                          reasonTTL
+//	F    fetched from L, -1                         → L                          reasonLeaderPreferred
+//	F    fetched from L naming F again              → F, the TTL restarts
+//	F    fetched from L naming a refused replica    → L                          the refusal's reason
+//	any  metadata with a lower leader epoch         → ignored
+//	any  metadata, other leader or higher epoch     → new L, ValidateOffset      reasonLeaderChanged
+//	F    metadata, F out of the ISR/offline/unknown → L                          reasonFollowerGone
+//	any  metadata without a leader                  → unchanged, RefreshMetadata, Backoff
+//
+// (*) usable: in the ISR of the latest metadata, with a host there, not
+// offline, not cooling down, and fewer than MaxSwitchesPerMinute changes of
+// replica in the last 60 s. Follower errors that hint at stale metadata
+// (not leader, unknown topic, replica/storage trouble, fenced or unknown
+// leader epoch) also ask for RefreshMetadata; a follower's OffsetOutOfRange
+// only sends the partition back to the leader, which alone decides resets.
+// Offsets are only ever resolved at the leader: ValidateOffset always comes
+// with Broker = the leader.
+//
+// While the leader keeps naming a replica this selector refuses, the
+// decision carries OmitRack: a leader that names a preferred replica answers
+// without records, so the fetcher asks it without the client rack (the
+// broker then names nobody and serves the records) until the refusal ends
+// (the cooldown's end, the flap budget's next free slot, or 10 s / a
+// metadata refresh showing the replica). Each refusal of an empty answer
+// also backs off (FollowerBackoffMin→Max), in case the rack is sent anyway.
+// Reports about a broker the partition no longer reads from are stale and
+// change nothing, except that a failed follower still cools down.
 
 // routeEventKind says what happened to the partition's last fetch.
 type routeEventKind int
@@ -58,6 +105,11 @@ const (
 	reasonUnknownReplica  routeReason = "preferred replica not in metadata or ISR"
 	reasonLeaderChanged   routeReason = "leader changed"
 	reasonLeaderPreferred routeReason = "leader named no preference"
+
+	// Labels of decisions that stay where they are (Changed is false).
+	reasonCoolingDown routeReason = "preferred replica cooling down"
+	reasonFlapDamped  routeReason = "replica switch budget used up"
+	reasonLeaderError routeReason = "leader failed"
 )
 
 // routeDecision is the state machine's output: where and when to fetch next.
@@ -81,6 +133,13 @@ type routeDecision struct {
 	// Backoff is how long to wait before the next fetch (a follower behind
 	// the fetch offset answers at once with nothing; an error backs off).
 	Backoff time.Duration
+
+	// OmitRack asks the fetcher to send the next fetch (to the leader)
+	// without the client's rack. It is set while the leader names a
+	// replica this selector refuses (cooling down, unknown, over the flap
+	// budget): such a leader answers with no records, so without the rack
+	// it names nobody and serves the partition itself.
+	OmitRack bool
 }
 
 // routingConfig holds the Reader's routing settings.
@@ -101,24 +160,371 @@ type routingConfig struct {
 	// FollowerBackoffMin/Max bound the wait when a follower has nothing yet
 	// above the fetch offset (defaults 50ms, 1s).
 	FollowerBackoffMin, FollowerBackoffMax time.Duration
+
+	// LeaderBackoffMin/Max bound the wait after consecutive failures of
+	// the leader (defaults 100ms, 1s: ReaderConfig.ReadBackoffMin/Max).
+	LeaderBackoffMin, LeaderBackoffMax time.Duration
+}
+
+const (
+	routeDefaultTTL                = 5 * time.Minute
+	routeDefaultCooldown           = 5 * time.Minute
+	routeDefaultMaxSwitches        = 4
+	routeDefaultFollowerBackoffMin = 50 * time.Millisecond
+	routeDefaultFollowerBackoffMax = time.Second
+	routeDefaultLeaderBackoffMin   = 100 * time.Millisecond
+	routeDefaultLeaderBackoffMax   = time.Second
+
+	// routeSwitchWindow is the sliding window of the flap budget.
+	routeSwitchWindow = time.Minute
+	// routeUnknownReplicaHold is how long a preferred replica missing from
+	// metadata is refused before the leader is asked with the rack again
+	// (unless a metadata refresh shows it sooner). It bounds the metadata
+	// refreshes the leader's naming can cause.
+	routeUnknownReplicaHold = 10 * time.Second
+)
+
+// withDefaults returns cfg with every zero (or negative) field set to its
+// default.
+func (cfg routingConfig) withDefaults() routingConfig {
+	if cfg.PreferenceTTL <= 0 {
+		cfg.PreferenceTTL = routeDefaultTTL
+	}
+	if cfg.Cooldown <= 0 {
+		cfg.Cooldown = routeDefaultCooldown
+	}
+	if cfg.MaxSwitchesPerMinute <= 0 {
+		cfg.MaxSwitchesPerMinute = routeDefaultMaxSwitches
+	}
+	if cfg.FollowerBackoffMin <= 0 {
+		cfg.FollowerBackoffMin = routeDefaultFollowerBackoffMin
+	}
+	if cfg.FollowerBackoffMax <= 0 {
+		cfg.FollowerBackoffMax = routeDefaultFollowerBackoffMax
+	}
+	if cfg.FollowerBackoffMax < cfg.FollowerBackoffMin {
+		cfg.FollowerBackoffMax = cfg.FollowerBackoffMin
+	}
+	if cfg.LeaderBackoffMin <= 0 {
+		cfg.LeaderBackoffMin = routeDefaultLeaderBackoffMin
+	}
+	if cfg.LeaderBackoffMax <= 0 {
+		cfg.LeaderBackoffMax = routeDefaultLeaderBackoffMax
+	}
+	if cfg.LeaderBackoffMax < cfg.LeaderBackoffMin {
+		cfg.LeaderBackoffMax = cfg.LeaderBackoffMin
+	}
+	return cfg
 }
 
 // replicaSelector routes one partition's fetches.
 type replicaSelector struct {
 	cfg      routingConfig
 	cooldown *cooldownCache // shared by every partition of a Reader
-	// (state fields to be defined by the implementation)
+
+	part   Partition // the latest metadata accepted
+	leader int       // part's leader id (-1: none known yet)
+	epoch  int       // part's leader epoch (-1: unknown)
+	cur    int       // where fetches go now
+	now    time.Time // the latest event time seen; time never goes back
+
+	pinnedAt time.Time   // when the preference for cur (a follower) was set
+	switches []time.Time // changes of replica within routeSwitchWindow, oldest first
+
+	emptyStreak  int // consecutive empty answers of the follower at its HW
+	leaderErrors int // consecutive failures of the leader
+	refusals     int // consecutive namings of a refused replica by the leader
+
+	// The replica the leader names that is refused, and until when: the
+	// fetcher omits the rack meanwhile. held < 0 when none.
+	held       int
+	heldUntil  time.Time
+	heldReason routeReason
 }
 
 // newReplicaSelector starts routing partition p at its leader.
 func newReplicaSelector(cfg routingConfig, cooldown *cooldownCache, p Partition, now time.Time) *replicaSelector {
-	panic("not implemented yet")
-}
-
-// next folds ev into the state and returns where to fetch next.
-func (s *replicaSelector) next(ev routeEvent) routeDecision {
-	panic("not implemented yet")
+	if cooldown == nil {
+		cooldown = newCooldownCache()
+	}
+	return &replicaSelector{
+		cfg:      cfg.withDefaults(),
+		cooldown: cooldown,
+		part:     p,
+		leader:   p.Leader.ID,
+		epoch:    p.LeaderEpoch,
+		cur:      p.Leader.ID,
+		now:      now,
+		held:     -1,
+	}
 }
 
 // current returns the broker the partition is routed to now.
-func (s *replicaSelector) current() int { panic("not implemented yet") }
+func (s *replicaSelector) current() int { return s.cur }
+
+// next folds ev into the state and returns where to fetch next.
+func (s *replicaSelector) next(ev routeEvent) routeDecision {
+	now := ev.Now
+	if now.Before(s.now) {
+		now = s.now // a late or zero clock reading must not rewind TTLs
+	}
+	s.now = now
+	prev := s.cur
+	var d routeDecision
+
+	switch ev.Kind {
+	case eventMetadata:
+		s.onMetadata(ev.Partition, now, &d)
+	case eventFetched:
+		s.onFetched(ev, now, &d)
+	case eventFetchError, eventDialFailed:
+		s.onFailure(ev, now, &d)
+	}
+
+	// Checked on every event, whatever it was about.
+	if s.cur != s.leader {
+		if s.cooldown.cooling(s.cur, now) {
+			s.route(&d, s.leader, reasonFollowerFailed, now)
+		} else if !now.Before(s.pinnedAt.Add(s.cfg.PreferenceTTL)) {
+			s.route(&d, s.leader, reasonTTL, now)
+		}
+	}
+	if s.leader < 0 {
+		// No leader known: nowhere to fetch until metadata names one.
+		d.RefreshMetadata = true
+		if d.Backoff == 0 {
+			d.Backoff = s.leaderFailed()
+		}
+	}
+
+	d.Broker = s.cur
+	d.Changed = s.cur != prev
+	d.OmitRack = s.cur == s.leader && s.cfg.Rack != "" && s.held >= 0 && now.Before(s.heldUntil)
+	if s.held >= 0 && !now.Before(s.heldUntil) {
+		s.held = -1
+	}
+	return d
+}
+
+// route moves reads to broker b (a no-op when already there) and labels
+// the decision.
+func (s *replicaSelector) route(d *routeDecision, b int, reason routeReason, now time.Time) {
+	d.Reason = reason
+	if b == s.cur {
+		return
+	}
+	s.cur = b
+	s.pruneSwitches(now)
+	s.switches = append(s.switches, now)
+	s.emptyStreak = 0
+	d.Backoff = 0 // a new replica is asked at once
+}
+
+// budgetLeft reports whether a move to a follower fits the flap budget at
+// now and, when not, when it will.
+func (s *replicaSelector) budgetLeft(now time.Time) (bool, time.Time) {
+	s.pruneSwitches(now)
+	n, limit := len(s.switches), s.cfg.MaxSwitchesPerMinute
+	if n < limit {
+		return true, time.Time{}
+	}
+	// Forced moves (failures, leader changes) may have overdrawn the
+	// budget: n-limit+1 changes must leave the window, the last of them
+	// being switches[n-limit].
+	return false, s.switches[n-limit].Add(routeSwitchWindow)
+}
+
+// pruneSwitches forgets the changes that left the window ending at now.
+func (s *replicaSelector) pruneSwitches(now time.Time) {
+	cut := now.Add(-routeSwitchWindow)
+	i := 0
+	for i < len(s.switches) && !s.switches[i].After(cut) {
+		i++
+	}
+	s.switches = s.switches[i:]
+}
+
+func (s *replicaSelector) onMetadata(p Partition, now time.Time, d *routeDecision) {
+	if p.Leader.ID < 0 {
+		// An election is in progress: keep routing as is, the fetch
+		// errors say the rest, and ask again shortly.
+		d.RefreshMetadata = true
+		d.Backoff = s.leaderFailed()
+		d.Reason = reasonLeaderError
+		return
+	}
+	if p.LeaderEpoch < s.epoch {
+		return // older than what is known: a lagging broker answered
+	}
+	changed := p.Leader.ID != s.leader || p.LeaderEpoch > s.epoch
+	s.part = p
+	if changed {
+		s.leader, s.epoch = p.Leader.ID, p.LeaderEpoch
+		s.leaderErrors = 0
+		s.refusals = 0
+		s.held = -1
+		s.route(d, s.leader, reasonLeaderChanged, now)
+		d.ValidateOffset = true
+		return
+	}
+	if s.cur != s.leader && !s.inSync(s.cur) {
+		s.route(d, s.leader, reasonFollowerGone, now)
+	}
+	if s.held >= 0 && s.heldReason == reasonUnknownReplica && s.inSync(s.held) {
+		s.held = -1 // the refresh shows it: let the leader name it again
+	}
+}
+
+func (s *replicaSelector) onFetched(ev routeEvent, now time.Time, d *routeDecision) {
+	switch {
+	case ev.Broker == s.leader:
+		s.leaderErrors = 0
+		s.onLeaderAnswer(ev, now, d)
+	case ev.Broker == s.cur:
+		// A follower's -1 means "stay with me": the pin holds, its TTL
+		// is not extended. Followers never name a replica; ignore one.
+		if !ev.Empty {
+			s.emptyStreak = 0
+		} else if ev.FetchOffset >= ev.HighWatermark {
+			// Its high watermark trails the leader's: it answers at
+			// once with nothing, so wait before asking again.
+			s.emptyStreak++
+			d.Backoff = routeBackoffStep(s.cfg.FollowerBackoffMin, s.cfg.FollowerBackoffMax, s.emptyStreak)
+		}
+	}
+	// An answer from another broker is stale (routing moved since): ignored.
+}
+
+// onLeaderAnswer handles the leader's preferred read replica. The leader is
+// authoritative: its -1 means "come back", a name is a candidate.
+func (s *replicaSelector) onLeaderAnswer(ev routeEvent, now time.Time, d *routeDecision) {
+	x := ev.Preferred
+	if s.cfg.Rack == "" || x < 0 || x == s.leader {
+		s.refusals = 0
+		if s.cur != s.leader {
+			s.route(d, s.leader, reasonLeaderPreferred, now)
+		}
+		return
+	}
+	refuse := func(reason routeReason, until time.Time) {
+		s.refusals++
+		s.route(d, s.leader, reason, now)
+		s.held, s.heldUntil, s.heldReason = x, until, reason
+		if ev.Empty {
+			// The leader answers at once with nothing while it names a
+			// replica; back off in case the fetcher cannot omit the rack.
+			d.Backoff = routeBackoffStep(s.cfg.FollowerBackoffMin, s.cfg.FollowerBackoffMax, s.refusals)
+		}
+	}
+	if !s.inSync(x) {
+		// Our metadata lags the leader's view: refresh it, once per hold.
+		if !(s.held == x && s.heldReason == reasonUnknownReplica && now.Before(s.heldUntil)) {
+			d.RefreshMetadata = true
+		}
+		refuse(reasonUnknownReplica, now.Add(routeUnknownReplicaHold))
+		return
+	}
+	if until, cooling := s.cooldown.coolingUntil(x, now); cooling {
+		refuse(reasonCoolingDown, until)
+		return
+	}
+	if x != s.cur {
+		if ok, until := s.budgetLeft(now); !ok {
+			refuse(reasonFlapDamped, until)
+			return
+		}
+	}
+	s.refusals = 0
+	s.held = -1
+	s.route(d, x, reasonPreferred, now)
+	s.pinnedAt = now // set (or set again) by the leader
+}
+
+func (s *replicaSelector) onFailure(ev routeEvent, now time.Time, d *routeDecision) {
+	if ev.Kind == eventFetchError && errors.Is(ev.Err, context.Canceled) {
+		return // the fetcher gave up, the broker did not fail
+	}
+	if ev.Broker == s.leader {
+		// The leader is never cooled down: there is nowhere else to go.
+		if ev.Kind == eventFetchError && errors.Is(ev.Err, OffsetOutOfRange) {
+			return // the Reader resets its offset; not a routing matter
+		}
+		d.Reason = reasonLeaderError
+		d.Backoff = s.leaderFailed()
+		d.RefreshMetadata = ev.Kind == eventDialFailed || routeStaleMetadata(ev.Err, true)
+		return
+	}
+	if ev.Broker < 0 {
+		return
+	}
+	// A follower failed: cool it down for every partition, and if it is
+	// where this partition reads, go back to the leader at once.
+	s.cooldown.fail(ev.Broker, now, s.cfg.Cooldown)
+	if ev.Broker != s.cur {
+		return // a stale report; routing already moved
+	}
+	s.route(d, s.leader, reasonFollowerFailed, now)
+	d.RefreshMetadata = ev.Kind == eventFetchError && routeStaleMetadata(ev.Err, false)
+}
+
+// leaderFailed counts one more consecutive leader failure and returns the
+// backoff it earns.
+func (s *replicaSelector) leaderFailed() time.Duration {
+	s.leaderErrors++
+	return routeBackoffStep(s.cfg.LeaderBackoffMin, s.cfg.LeaderBackoffMax, s.leaderErrors)
+}
+
+// routeStaleMetadata reports whether err suggests the partition's metadata
+// changed (leadership, replica placement, epochs). Errors that are not
+// Kafka errors (disconnects, timeouts of the transport) count for the
+// leader: a broker going away often means an election.
+func routeStaleMetadata(err error, fromLeader bool) bool {
+	var kerr Error
+	if !errors.As(err, &kerr) {
+		return fromLeader
+	}
+	switch kerr {
+	case NotLeaderForPartition, LeaderNotAvailable, FencedLeaderEpoch, UnknownLeaderEpoch,
+		UnknownTopicOrPartition, ReplicaNotAvailable, KafkaStorageError:
+		return true
+	}
+	return false
+}
+
+// inSync reports whether broker b is a replica fit to read from per the
+// latest metadata: in the ISR, with a host, and not offline.
+func (s *replicaSelector) inSync(b int) bool {
+	inISR, known := false, false
+	for _, r := range s.part.Isr {
+		if r.ID == b {
+			inISR = true
+			known = known || r.Host != ""
+		}
+	}
+	if !inISR {
+		return false
+	}
+	for _, r := range s.part.Replicas {
+		if r.ID == b && r.Host != "" {
+			known = true
+		}
+	}
+	for _, r := range s.part.OfflineReplicas {
+		if r.ID == b {
+			return false
+		}
+	}
+	return known
+}
+
+// routeBackoffStep returns min doubled n-1 times, bounded by max (n ≥ 1).
+func routeBackoffStep(min, max time.Duration, n int) time.Duration {
+	d := min
+	for i := 1; i < n && d < max; i++ {
+		d *= 2
+	}
+	if d > max {
+		d = max
+	}
+	return d
+}

@@ -1,0 +1,875 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand"
+	"net"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The routing tests use one partition replicated on brokers 1..4 (racks
+// a..d), leader 1 at epoch 5, ISR {1,2,3}; the client is in rack b, so the
+// leader names broker 2. Time is rsT0 plus an offset.
+
+var rsT0 = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func rsBroker(id int) Broker {
+	if id < 0 {
+		return Broker{ID: id}
+	}
+	return Broker{ID: id, Host: fmt.Sprintf("broker-%d", id), Port: 9092, Rack: string(rune('a' + id - 1))}
+}
+
+// rsPart returns the partition led by leader at epoch, replicas 1..4, ISR isr.
+func rsPart(leader, epoch int, isr ...int) Partition {
+	p := Partition{Topic: "t", Leader: rsBroker(leader), LeaderEpoch: epoch}
+	for id := 1; id <= 4; id++ {
+		p.Replicas = append(p.Replicas, rsBroker(id))
+	}
+	for _, id := range isr {
+		p.Isr = append(p.Isr, rsBroker(id))
+	}
+	return p
+}
+
+var rsDefault = rsPart(1, 5, 1, 2, 3)
+
+// rsOffline marks broker id offline in p.
+func rsOffline(p Partition, id int) Partition {
+	p.OfflineReplicas = []Broker{{ID: id}}
+	return p
+}
+
+// rsNoHost makes broker id known by its id only (not among the brokers of
+// the metadata answer), as makePartitions does for a broker that is gone.
+func rsNoHost(p Partition, id int) Partition {
+	strip := func(bs []Broker) []Broker {
+		out := append([]Broker(nil), bs...)
+		for i := range out {
+			if out[i].ID == id {
+				out[i] = Broker{ID: id}
+			}
+		}
+		return out
+	}
+	p.Replicas, p.Isr = strip(p.Replicas), strip(p.Isr)
+	return p
+}
+
+// evFetch: broker answered with records; preferred as given.
+func evFetch(at time.Duration, broker, preferred int) routeEvent {
+	return routeEvent{Kind: eventFetched, Broker: broker, Now: rsT0.Add(at), Preferred: preferred, FetchOffset: 10, HighWatermark: 100}
+}
+
+// evNamed: the leader names x and, as brokers ≥ 3.3 do, returns no records.
+func evNamed(at time.Duration, leader, x int) routeEvent {
+	return routeEvent{Kind: eventFetched, Broker: leader, Now: rsT0.Add(at), Preferred: x, Empty: true, FetchOffset: 100, HighWatermark: 100}
+}
+
+// evEmpty: broker answered with nothing at offset, its high watermark hw.
+func evEmpty(at time.Duration, broker int, offset, hw int64) routeEvent {
+	return routeEvent{Kind: eventFetched, Broker: broker, Now: rsT0.Add(at), Preferred: -1, Empty: true, FetchOffset: offset, HighWatermark: hw}
+}
+
+func evErr(at time.Duration, broker int, err error) routeEvent {
+	return routeEvent{Kind: eventFetchError, Broker: broker, Now: rsT0.Add(at), Preferred: -1, Err: err}
+}
+
+func evDial(at time.Duration, broker int) routeEvent {
+	return routeEvent{Kind: eventDialFailed, Broker: broker, Now: rsT0.Add(at), Preferred: -1,
+		Err: &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}}
+}
+
+func evMeta(at time.Duration, p Partition) routeEvent {
+	return routeEvent{Kind: eventMetadata, Now: rsT0.Add(at), Preferred: -1, Partition: p}
+}
+
+func evTick(at time.Duration) routeEvent {
+	return routeEvent{Kind: eventTick, Now: rsT0.Add(at), Preferred: -1}
+}
+
+// pin2 routes the default partition to broker 2 at rsT0.
+var pin2 = []routeEvent{evNamed(0, 1, 2)}
+
+func rsEvents(groups ...[]routeEvent) []routeEvent {
+	var out []routeEvent
+	for _, g := range groups {
+		out = append(out, g...)
+	}
+	return out
+}
+
+func rsRepeat(n int, f func(i int) routeEvent) []routeEvent {
+	out := make([]routeEvent, n)
+	for i := range out {
+		out[i] = f(i)
+	}
+	return out
+}
+
+type rsCase struct {
+	name  string
+	cfg   *routingConfig // nil: Rack "b", every other field zero (defaults)
+	init  *Partition     // nil: rsDefault
+	prep  func(c *cooldownCache)
+	setup []routeEvent
+	mid   func(s *replicaSelector) // after setup, before ev
+	ev    routeEvent
+	want  routeDecision
+	check func(t *testing.T, s *replicaSelector)
+}
+
+func runRouteCase(t *testing.T, tc rsCase) {
+	t.Helper()
+	cfg := routingConfig{Rack: "b"}
+	if tc.cfg != nil {
+		cfg = *tc.cfg
+	}
+	p := rsDefault
+	if tc.init != nil {
+		p = *tc.init
+	}
+	c := newCooldownCache()
+	if tc.prep != nil {
+		tc.prep(c)
+	}
+	s := newReplicaSelector(cfg, c, p, rsT0)
+	for i, ev := range tc.setup {
+		d := s.next(ev)
+		if d.Broker != s.current() {
+			t.Fatalf("setup event %d: decision %d but current %d", i, d.Broker, s.current())
+		}
+	}
+	if tc.mid != nil {
+		tc.mid(s)
+	}
+	got := s.next(tc.ev)
+	if got != tc.want {
+		t.Errorf("decision\n got  %+v\n want %+v", got, tc.want)
+	}
+	if s.current() != got.Broker {
+		t.Errorf("current() = %d, decision said %d", s.current(), got.Broker)
+	}
+	if tc.check != nil {
+		tc.check(t, s)
+	}
+}
+
+func TestReplicaSelectorTransitions(t *testing.T) {
+	noRack := routingConfig{}
+	ttl1s := routingConfig{Rack: "b", PreferenceTTL: time.Second}
+	ttl1sMax3 := routingConfig{Rack: "b", PreferenceTTL: time.Second, MaxSwitchesPerMinute: 3}
+	ttl30s := routingConfig{Rack: "b", PreferenceTTL: 30 * time.Second}
+	smallBackoff := routingConfig{Rack: "b", FollowerBackoffMin: 10 * time.Millisecond, FollowerBackoffMax: 30 * time.Millisecond}
+	noHost3 := rsNoHost(rsDefault, 3)
+	offline3 := rsOffline(rsDefault, 3)
+	unknownEpoch := rsPart(1, -1, 1, 2, 3)
+	cool2 := func(c *cooldownCache) { c.fail(2, rsT0, 5*time.Minute) }
+	// Four changes in two seconds: the default budget is used up.
+	flapped := []routeEvent{evNamed(0, 1, 2), evTick(time.Second), evNamed(time.Second, 1, 2), evTick(2 * time.Second)}
+	// Two voluntary changes, then two leader changes (always followed):
+	// four changes against a budget of two; the naming at 3s is refused
+	// until the change at 2s ages out.
+	ttl1sMax2 := routingConfig{Rack: "b", PreferenceTTL: time.Second, MaxSwitchesPerMinute: 2}
+	overdrawn := []routeEvent{evNamed(0, 1, 2), evTick(time.Second), evMeta(2*time.Second, rsPart(3, 6, 1, 2, 3)),
+		evMeta(3*time.Second, rsPart(1, 7, 1, 2, 3)), evNamed(3*time.Second, 1, 2)}
+	// Three changes, ending on the follower.
+	flapped3 := []routeEvent{evNamed(0, 1, 2), evTick(time.Second), evNamed(time.Second, 1, 2)}
+	empties := func(n int) []routeEvent {
+		return rsRepeat(n, func(i int) routeEvent { return evEmpty(time.Duration(i+1)*time.Second, 2, 100, 100) })
+	}
+	leaderDials := func(n int) []routeEvent {
+		return rsRepeat(n, func(i int) routeEvent { return evDial(time.Duration(i)*time.Second, 1) })
+	}
+
+	cases := []rsCase{
+		// 1. Start on the leader; no rack, no follower.
+		{name: "starts on the leader", ev: evTick(0), want: routeDecision{Broker: 1}},
+		{name: "empty rack ignores a named replica", cfg: &noRack, ev: evNamed(0, 1, 2), want: routeDecision{Broker: 1}},
+		{name: "empty rack follows a leader change", cfg: &noRack, ev: evMeta(time.Second, rsPart(3, 6, 1, 2, 3)),
+			want: routeDecision{Broker: 3, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
+
+		// 2. The leader names a replica.
+		{name: "leader names an in-sync replica", ev: evNamed(0, 1, 2),
+			want: routeDecision{Broker: 2, Changed: true, Reason: reasonPreferred}},
+		{name: "leader names a replica out of the ISR", ev: evNamed(0, 1, 4),
+			want: routeDecision{Broker: 1, Reason: reasonUnknownReplica, RefreshMetadata: true, Backoff: 50 * time.Millisecond, OmitRack: true}},
+		{name: "leader names a broker unknown to metadata", ev: evNamed(0, 1, 9),
+			want: routeDecision{Broker: 1, Reason: reasonUnknownReplica, RefreshMetadata: true, Backoff: 50 * time.Millisecond, OmitRack: true}},
+		{name: "leader names an in-sync replica without a host", init: &noHost3, ev: evNamed(0, 1, 3),
+			want: routeDecision{Broker: 1, Reason: reasonUnknownReplica, RefreshMetadata: true, Backoff: 50 * time.Millisecond, OmitRack: true}},
+		{name: "leader names an offline replica", init: &offline3, ev: evNamed(0, 1, 3),
+			want: routeDecision{Broker: 1, Reason: reasonUnknownReplica, RefreshMetadata: true, Backoff: 50 * time.Millisecond, OmitRack: true}},
+		{name: "leader names an unknown replica with records", ev: evFetch(0, 1, 4),
+			want: routeDecision{Broker: 1, Reason: reasonUnknownReplica, RefreshMetadata: true, OmitRack: true}},
+		{name: "leader names a cooling replica", prep: cool2, ev: evNamed(0, 1, 2),
+			want: routeDecision{Broker: 1, Reason: reasonCoolingDown, Backoff: 50 * time.Millisecond, OmitRack: true}},
+		{name: "leader names itself", ev: evNamed(0, 1, 1), want: routeDecision{Broker: 1}},
+		{name: "unknown replica: one refresh per hold", setup: []routeEvent{evNamed(0, 1, 4)}, ev: evNamed(time.Second, 1, 4),
+			want: routeDecision{Broker: 1, Reason: reasonUnknownReplica, Backoff: 100 * time.Millisecond, OmitRack: true}},
+		{name: "unknown replica: refresh again after the hold", setup: []routeEvent{evNamed(0, 1, 4)}, ev: evNamed(10*time.Second, 1, 4),
+			want: routeDecision{Broker: 1, Reason: reasonUnknownReplica, RefreshMetadata: true, Backoff: 100 * time.Millisecond, OmitRack: true}},
+		{name: "unknown replica: the hold lapses", setup: []routeEvent{evNamed(0, 1, 4)}, ev: evTick(10 * time.Second),
+			want: routeDecision{Broker: 1}},
+		{name: "unknown replica: metadata still without it keeps the hold",
+			setup: []routeEvent{evNamed(0, 1, 4), evMeta(time.Second, rsDefault)}, ev: evTick(2 * time.Second),
+			want: routeDecision{Broker: 1, OmitRack: true}},
+		{name: "unknown replica: metadata showing it ends the hold",
+			setup: []routeEvent{evNamed(0, 1, 4), evMeta(time.Second, rsPart(1, 5, 1, 2, 3, 4))}, ev: evTick(2 * time.Second),
+			want: routeDecision{Broker: 1}},
+		{name: "unknown replica: once in metadata the naming is followed",
+			setup: []routeEvent{evNamed(0, 1, 4), evMeta(time.Second, rsPart(1, 5, 1, 2, 3, 4))}, ev: evNamed(2*time.Second, 1, 4),
+			want: routeDecision{Broker: 4, Changed: true, Reason: reasonPreferred}},
+		{name: "cooling replica: the rack is omitted until the cooldown ends", prep: cool2,
+			setup: []routeEvent{evNamed(0, 1, 2)}, ev: evTick(5*time.Minute - time.Nanosecond),
+			want: routeDecision{Broker: 1, OmitRack: true}},
+		{name: "cooling replica: named again once the cooldown ended", prep: cool2,
+			setup: []routeEvent{evNamed(0, 1, 2)}, ev: evNamed(5*time.Minute, 1, 2),
+			want: routeDecision{Broker: 2, Changed: true, Reason: reasonPreferred}},
+
+		// 3. Preference TTL and -1.
+		{name: "TTL sends reads back to the leader", setup: pin2, ev: evTick(5 * time.Minute),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonTTL}},
+		{name: "before the TTL the pin holds", setup: pin2, ev: evTick(5*time.Minute - time.Nanosecond),
+			want: routeDecision{Broker: 2}},
+		{name: "TTL expiry is seen on a follower fetch", setup: pin2, ev: evFetch(5*time.Minute, 2, -1),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonTTL}},
+		{name: "TTL expiry on an empty follower fetch asks the leader at once", setup: pin2, ev: evEmpty(5*time.Minute, 2, 100, 100),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonTTL}},
+		{name: "configured TTL", cfg: &ttl30s, setup: pin2, ev: evTick(30 * time.Second),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonTTL}},
+		{name: "follower -1 keeps the pin", setup: pin2, ev: evFetch(time.Second, 2, -1),
+			want: routeDecision{Broker: 2}},
+		{name: "follower -1 does not extend the TTL", setup: rsEvents(pin2, []routeEvent{evFetch(4*time.Minute, 2, -1)}),
+			ev: evFetch(5*time.Minute, 2, -1), want: routeDecision{Broker: 1, Changed: true, Reason: reasonTTL}},
+		{name: "a follower naming a replica is ignored", setup: pin2, ev: evFetch(time.Second, 2, 3),
+			want: routeDecision{Broker: 2}},
+		{name: "leader naming the pinned replica again restarts the TTL",
+			setup: rsEvents(pin2, []routeEvent{evNamed(4*time.Minute, 1, 2)}), ev: evTick(5 * time.Minute),
+			want: routeDecision{Broker: 2}},
+		{name: "restarted TTL expires",
+			setup: rsEvents(pin2, []routeEvent{evNamed(4*time.Minute, 1, 2)}), ev: evTick(9 * time.Minute),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonTTL}},
+		{name: "leader -1 keeps reads on the leader", ev: evFetch(0, 1, -1), want: routeDecision{Broker: 1}},
+		{name: "leader -1 brings reads back from a follower", setup: pin2, ev: evFetch(time.Second, 1, -1),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonLeaderPreferred}},
+		{name: "leader naming a refused replica brings reads back", setup: pin2, ev: evNamed(time.Second, 1, 4),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonUnknownReplica, RefreshMetadata: true, Backoff: 50 * time.Millisecond, OmitRack: true}},
+
+		// 4. Follower failures (errors are generated below); the others.
+		{name: "follower dial failure", setup: pin2, ev: evDial(time.Second, 2),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed},
+			check: func(t *testing.T, s *replicaSelector) {
+				if !s.cooldown.cooling(2, rsT0.Add(time.Second+5*time.Minute-time.Nanosecond)) {
+					t.Error("follower not cooling before the default cooldown ends")
+				}
+				if s.cooldown.cooling(2, rsT0.Add(time.Second+5*time.Minute)) {
+					t.Error("follower still cooling after the default cooldown")
+				}
+			}},
+		{name: "configured cooldown", cfg: &routingConfig{Rack: "b", Cooldown: time.Minute}, setup: pin2, ev: evDial(time.Second, 2),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed},
+			check: func(t *testing.T, s *replicaSelector) {
+				if s.cooldown.cooling(2, rsT0.Add(61*time.Second)) {
+					t.Error("follower cooling past the configured cooldown")
+				}
+			}},
+		{name: "a canceled fetch of the follower changes nothing", setup: pin2, ev: evErr(time.Second, 2, context.Canceled),
+			want: routeDecision{Broker: 2},
+			check: func(t *testing.T, s *replicaSelector) {
+				if s.cooldown.cooling(2, rsT0.Add(time.Second)) {
+					t.Error("a canceled fetch cooled the follower")
+				}
+			}},
+		{name: "a late failure of another follower cools it, routing stays", setup: pin2, ev: evDial(time.Second, 3),
+			want: routeDecision{Broker: 2},
+			check: func(t *testing.T, s *replicaSelector) {
+				if !s.cooldown.cooling(3, rsT0.Add(time.Second)) {
+					t.Error("the failed follower is not cooling")
+				}
+			}},
+		{name: "follower cooled by another partition", setup: pin2,
+			mid: func(s *replicaSelector) { s.cooldown.fail(2, rsT0.Add(time.Second), time.Minute) },
+			ev:  evTick(time.Second), want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed}},
+		{name: "fenced at the follower, then the new epoch is validated at the leader",
+			setup: rsEvents(pin2, []routeEvent{evErr(time.Second, 2, FencedLeaderEpoch)}), ev: evMeta(2*time.Second, rsPart(1, 6, 1, 2, 3)),
+			want: routeDecision{Broker: 1, Reason: reasonLeaderChanged, ValidateOffset: true}},
+
+		// 5. Leader failures.
+		{name: "leader dial failure", ev: evDial(0, 1),
+			want: routeDecision{Broker: 1, Reason: reasonLeaderError, RefreshMetadata: true, Backoff: 100 * time.Millisecond},
+			check: func(t *testing.T, s *replicaSelector) {
+				if s.cooldown.cooling(1, rsT0) {
+					t.Error("the leader was put in cooldown")
+				}
+			}},
+		{name: "leader backoff grows", setup: leaderDials(3), ev: evDial(3*time.Second, 1),
+			want: routeDecision{Broker: 1, Reason: reasonLeaderError, RefreshMetadata: true, Backoff: 800 * time.Millisecond}},
+		{name: "leader backoff is bounded", setup: leaderDials(10), ev: evDial(10*time.Second, 1),
+			want: routeDecision{Broker: 1, Reason: reasonLeaderError, RefreshMetadata: true, Backoff: time.Second}},
+		{name: "configured leader backoff", cfg: &routingConfig{Rack: "b", LeaderBackoffMin: time.Second, LeaderBackoffMax: 3 * time.Second},
+			setup: leaderDials(2), ev: evDial(2*time.Second, 1),
+			want: routeDecision{Broker: 1, Reason: reasonLeaderError, RefreshMetadata: true, Backoff: 3 * time.Second}},
+		{name: "a leader fetch resets its backoff", setup: rsEvents(leaderDials(3), []routeEvent{evFetch(3*time.Second, 1, -1)}),
+			ev:   evDial(4*time.Second, 1),
+			want: routeDecision{Broker: 1, Reason: reasonLeaderError, RefreshMetadata: true, Backoff: 100 * time.Millisecond}},
+		{name: "leader timeout backs off without a refresh", ev: evErr(0, 1, RequestTimedOut),
+			want: routeDecision{Broker: 1, Reason: reasonLeaderError, Backoff: 100 * time.Millisecond}},
+		{name: "leader OffsetOutOfRange is the Reader's (reset), not routing's", ev: evErr(0, 1, OffsetOutOfRange),
+			want: routeDecision{Broker: 1}},
+		{name: "a canceled fetch of the leader changes nothing", ev: evErr(0, 1, context.Canceled),
+			want: routeDecision{Broker: 1}},
+		{name: "a leader failure while pinned leaves the pin", setup: pin2, ev: evErr(time.Second, 1, io.EOF),
+			want: routeDecision{Broker: 2, Reason: reasonLeaderError, RefreshMetadata: true, Backoff: 100 * time.Millisecond}},
+
+		// 6. A follower with nothing above its high watermark.
+		{name: "follower empty at its HW backs off", setup: pin2, ev: evEmpty(time.Second, 2, 100, 100),
+			want: routeDecision{Broker: 2, Backoff: 50 * time.Millisecond}},
+		{name: "follower empty above its HW backs off", setup: pin2, ev: evEmpty(time.Second, 2, 101, 100),
+			want: routeDecision{Broker: 2, Backoff: 50 * time.Millisecond}},
+		{name: "follower empty backoff grows", setup: rsEvents(pin2, empties(2)), ev: evEmpty(3*time.Second, 2, 100, 100),
+			want: routeDecision{Broker: 2, Backoff: 200 * time.Millisecond}},
+		{name: "follower empty backoff is bounded", setup: rsEvents(pin2, empties(5)), ev: evEmpty(6*time.Second, 2, 100, 100),
+			want: routeDecision{Broker: 2, Backoff: time.Second}},
+		{name: "configured follower backoff", cfg: &smallBackoff, setup: rsEvents(pin2, empties(2)), ev: evEmpty(3*time.Second, 2, 100, 100),
+			want: routeDecision{Broker: 2, Backoff: 30 * time.Millisecond}},
+		{name: "a non-empty fetch resets the follower backoff",
+			setup: rsEvents(pin2, empties(3), []routeEvent{evFetch(4*time.Second, 2, -1)}), ev: evEmpty(5*time.Second, 2, 100, 100),
+			want: routeDecision{Broker: 2, Backoff: 50 * time.Millisecond}},
+		{name: "follower empty below its HW: no backoff", setup: pin2, ev: evEmpty(time.Second, 2, 50, 100),
+			want: routeDecision{Broker: 2}},
+		{name: "leader empty: no backoff (it long-polls)", ev: evEmpty(0, 1, 100, 100),
+			want: routeDecision{Broker: 1}},
+
+		// 7. Metadata.
+		{name: "new leader while pinned", setup: pin2, ev: evMeta(time.Second, rsPart(3, 6, 1, 2, 3)),
+			want: routeDecision{Broker: 3, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
+		{name: "new leader epoch on the leader", ev: evMeta(0, rsPart(1, 6, 1, 2, 3)),
+			want: routeDecision{Broker: 1, Reason: reasonLeaderChanged, ValidateOffset: true}},
+		{name: "new leader epoch while pinned", setup: pin2, ev: evMeta(time.Second, rsPart(1, 6, 1, 2, 3)),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
+		{name: "the pinned follower becomes the leader", setup: pin2, ev: evMeta(time.Second, rsPart(2, 6, 1, 2, 3)),
+			want: routeDecision{Broker: 2, Reason: reasonLeaderChanged, ValidateOffset: true}},
+		{name: "new leader id at an unknown epoch", init: &unknownEpoch, ev: evMeta(0, rsPart(3, -1, 1, 2, 3)),
+			want: routeDecision{Broker: 3, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
+		{name: "the pinned follower leaves the ISR", setup: pin2, ev: evMeta(time.Second, rsPart(1, 5, 1, 3)),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerGone}},
+		{name: "the pinned follower goes offline", setup: pin2, ev: evMeta(time.Second, rsOffline(rsDefault, 2)),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerGone}},
+		{name: "the pinned follower is gone from metadata", setup: pin2, ev: evMeta(time.Second, rsNoHost(rsDefault, 2)),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerGone}},
+		{name: "same metadata keeps the pin", setup: pin2, ev: evMeta(time.Second, rsDefault),
+			want: routeDecision{Broker: 2}},
+		{name: "a lower epoch is ignored while pinned", setup: pin2, ev: evMeta(time.Second, rsPart(3, 4, 1, 3)),
+			want: routeDecision{Broker: 2}},
+		{name: "a lower epoch is ignored on the leader", ev: evMeta(0, rsPart(3, 4, 1, 2, 3)),
+			want: routeDecision{Broker: 1}},
+		{name: "a lower epoch's ISR is not used", setup: []routeEvent{evMeta(0, rsPart(1, 4, 1, 2, 3, 4))}, ev: evNamed(time.Second, 1, 4),
+			want: routeDecision{Broker: 1, Reason: reasonUnknownReplica, RefreshMetadata: true, Backoff: 50 * time.Millisecond, OmitRack: true}},
+		{name: "a lower epoch does not undo a leader change",
+			setup: []routeEvent{evMeta(0, rsPart(3, 6, 1, 2, 3))}, ev: evMeta(time.Second, rsDefault),
+			want: routeDecision{Broker: 3}},
+		{name: "metadata without a leader", ev: evMeta(0, rsPart(-1, 6, 2, 3)),
+			want: routeDecision{Broker: 1, Reason: reasonLeaderError, RefreshMetadata: true, Backoff: 100 * time.Millisecond}},
+
+		// 8. Flap damping.
+		{name: "budget used up: a move to a follower is refused", cfg: &ttl1s, setup: flapped, ev: evNamed(2*time.Second, 1, 2),
+			want: routeDecision{Broker: 1, Reason: reasonFlapDamped, Backoff: 50 * time.Millisecond, OmitRack: true}},
+		{name: "budget used up: the rack is omitted until a slot frees", cfg: &ttl1s,
+			setup: rsEvents(flapped, []routeEvent{evNamed(2*time.Second, 1, 2)}), ev: evTick(time.Minute - time.Nanosecond),
+			want: routeDecision{Broker: 1, OmitRack: true}},
+		{name: "budget frees 60s after the oldest change", cfg: &ttl1s,
+			setup: rsEvents(flapped, []routeEvent{evNamed(2*time.Second, 1, 2)}), ev: evNamed(time.Minute, 1, 2),
+			want: routeDecision{Broker: 2, Changed: true, Reason: reasonPreferred}},
+		{name: "budget overdrawn by forced moves: the rack is omitted until enough changes age out", cfg: &ttl1sMax2,
+			setup: overdrawn, ev: evTick(61 * time.Second), want: routeDecision{Broker: 1, OmitRack: true}},
+		{name: "budget overdrawn by forced moves: refused while the window holds too many", cfg: &ttl1sMax2,
+			setup: overdrawn, ev: evNamed(62*time.Second-time.Nanosecond, 1, 2),
+			want: routeDecision{Broker: 1, Reason: reasonFlapDamped, Backoff: 100 * time.Millisecond, OmitRack: true}},
+		{name: "budget overdrawn by forced moves: frees once they aged out", cfg: &ttl1sMax2,
+			setup: overdrawn, ev: evNamed(62*time.Second, 1, 2),
+			want: routeDecision{Broker: 2, Changed: true, Reason: reasonPreferred}},
+		{name: "budget used up: back to the leader on failure", cfg: &ttl1sMax3, setup: flapped3, ev: evDial(1500*time.Millisecond, 2),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed}},
+		{name: "budget used up: a leader change is followed", cfg: &ttl1sMax3, setup: flapped3, ev: evMeta(1500*time.Millisecond, rsPart(3, 6, 1, 2, 3)),
+			want: routeDecision{Broker: 3, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
+		{name: "budget used up: the follower leaving the ISR is followed", cfg: &ttl1sMax3, setup: flapped3, ev: evMeta(1500*time.Millisecond, rsPart(1, 5, 1, 3)),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerGone}},
+		{name: "budget used up: TTL still ends the pin", cfg: &ttl1sMax3, setup: flapped3, ev: evTick(2 * time.Second),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonTTL}},
+	}
+
+	// 4. Every follower error sends reads back to the leader at once;
+	// those hinting at stale metadata also ask for a refresh.
+	followerErrors := []struct {
+		err     error
+		refresh bool
+	}{
+		{NotLeaderForPartition, true},
+		{OffsetOutOfRange, false}, // never a reset: the leader decides
+		{KafkaStorageError, true},
+		{FencedLeaderEpoch, true},
+		{UnknownLeaderEpoch, true},
+		{RequestTimedOut, false},
+		{ReplicaNotAvailable, true},
+		{UnknownTopicOrPartition, true},
+		{TopicAuthorizationFailed, false},
+		{fmt.Errorf("fetching: %w", NotLeaderForPartition), true},
+		{makeError(int16(FencedLeaderEpoch), "epoch 4 < 5"), true},
+		{io.EOF, false},
+		{io.ErrUnexpectedEOF, false},
+		{&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, false},
+		{context.DeadlineExceeded, false},
+		{errors.New("some transport failure"), false},
+	}
+	for _, fe := range followerErrors {
+		cases = append(cases, rsCase{
+			name: "follower error " + fe.err.Error(), setup: pin2, ev: evErr(time.Second, 2, fe.err),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed, RefreshMetadata: fe.refresh},
+			check: func(t *testing.T, s *replicaSelector) {
+				if !s.cooldown.cooling(2, rsT0.Add(time.Second)) {
+					t.Error("the failed follower is not cooling")
+				}
+			},
+		})
+	}
+	// 5. Leader errors that mean leadership moved or the broker went away.
+	for _, err := range []error{NotLeaderForPartition, LeaderNotAvailable, FencedLeaderEpoch, UnknownLeaderEpoch,
+		KafkaStorageError, io.EOF, &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}} {
+		cases = append(cases, rsCase{
+			name: "leader error " + err.Error(), ev: evErr(0, 1, err),
+			want: routeDecision{Broker: 1, Reason: reasonLeaderError, RefreshMetadata: true, Backoff: 100 * time.Millisecond},
+			check: func(t *testing.T, s *replicaSelector) {
+				if s.cooldown.cooling(1, rsT0) {
+					t.Error("the leader was put in cooldown")
+				}
+			},
+		})
+	}
+
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { runRouteCase(t, tc) })
+	}
+}
+
+func TestReplicaSelectorDefaults(t *testing.T) {
+	got := routingConfig{Rack: "r"}.withDefaults()
+	want := routingConfig{
+		Rack:                 "r",
+		PreferenceTTL:        5 * time.Minute,
+		Cooldown:             5 * time.Minute,
+		MaxSwitchesPerMinute: 4,
+		FollowerBackoffMin:   50 * time.Millisecond,
+		FollowerBackoffMax:   time.Second,
+		LeaderBackoffMin:     100 * time.Millisecond,
+		LeaderBackoffMax:     time.Second,
+	}
+	if got != want {
+		t.Errorf("defaults\n got  %+v\n want %+v", got, want)
+	}
+	set := routingConfig{PreferenceTTL: time.Second, Cooldown: 2 * time.Second, MaxSwitchesPerMinute: 9,
+		FollowerBackoffMin: time.Millisecond, FollowerBackoffMax: 2 * time.Millisecond,
+		LeaderBackoffMin: 3 * time.Millisecond, LeaderBackoffMax: 4 * time.Millisecond}
+	if got := set.withDefaults(); got != set {
+		t.Errorf("set fields were changed: %+v", got)
+	}
+	if got := (routingConfig{FollowerBackoffMin: 2 * time.Second}).withDefaults(); got.FollowerBackoffMax != 2*time.Second {
+		t.Errorf("FollowerBackoffMax %v below FollowerBackoffMin 2s", got.FollowerBackoffMax)
+	}
+	// A nil cache gets one of its own.
+	s := newReplicaSelector(routingConfig{Rack: "b"}, nil, rsDefault, rsT0)
+	s.next(evNamed(0, 1, 2))
+	if d := s.next(evDial(time.Second, 2)); d.Broker != 1 || !s.cooldown.cooling(2, rsT0.Add(time.Second)) {
+		t.Errorf("with a nil cache: %+v", d)
+	}
+}
+
+// Time never goes back: an event with an older (or zero) clock reading is
+// taken at the latest time seen, so it cannot revive an expired pin.
+func TestReplicaSelectorClockNeverRewinds(t *testing.T) {
+	s := newReplicaSelector(routingConfig{Rack: "b"}, newCooldownCache(), rsDefault, rsT0)
+	s.next(evNamed(0, 1, 2))
+	if d := s.next(evTick(5 * time.Minute)); d.Broker != 1 || d.Reason != reasonTTL {
+		t.Fatalf("TTL: %+v", d)
+	}
+	if d := s.next(evNamed(time.Minute, 1, 2)); d.Broker != 2 { // late reading: taken at +5m
+		t.Fatalf("late naming: %+v", d)
+	}
+	if d := s.next(routeEvent{Kind: eventTick}); d.Broker != 2 {
+		t.Fatalf("zero clock: %+v", d)
+	}
+	if d := s.next(evTick(10*time.Minute - time.Nanosecond)); d.Broker != 2 {
+		t.Fatalf("the pin set at the late event's clamped time (+5m) ended early: %+v", d)
+	}
+	if d := s.next(evTick(10 * time.Minute)); d.Broker != 1 {
+		t.Fatalf("the pin outlived its TTL: %+v", d)
+	}
+}
+
+// Live-lock (a), lesson 4: the leader keeps naming a follower that cannot
+// be reached. Without the negative cache the reader loops leader →
+// follower → dial failure → leader forever.
+func TestRouteLivelockLeaderReadvertisesDeadFollower(t *testing.T) {
+	c := newCooldownCache()
+	s := newReplicaSelector(routingConfig{Rack: "b"}, c, rsDefault, rsT0)
+	if d := s.next(evNamed(0, 1, 2)); d.Broker != 2 || !d.Changed {
+		t.Fatalf("first naming: %+v", d)
+	}
+	failedAt := time.Second
+	if d := s.next(evDial(failedAt, 2)); d != (routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed}) {
+		t.Fatalf("dial failure: %+v", d)
+	}
+	wantBackoff := []time.Duration{50, 100, 200, 400, 800}
+	for i := 0; i < 100; i++ {
+		at := failedAt + time.Duration(i+1)*100*time.Millisecond
+		d := s.next(evNamed(at, 1, 2))
+		want := routeDecision{Broker: 1, Reason: reasonCoolingDown, Backoff: time.Second, OmitRack: true}
+		if i < len(wantBackoff) {
+			want.Backoff = wantBackoff[i] * time.Millisecond
+		}
+		if d != want {
+			t.Fatalf("naming %d at +%v while cooling:\n got  %+v\n want %+v", i+1, at, d, want)
+		}
+	}
+	// The fetcher omits the rack meanwhile: the leader names nobody and
+	// serves the records; routing stays put until the cooldown ends.
+	for at := 20 * time.Second; at < failedAt+5*time.Minute; at += 10 * time.Second {
+		if d := s.next(evFetch(at, 1, -1)); d != (routeDecision{Broker: 1, OmitRack: true}) {
+			t.Fatalf("leader serving at +%v: %+v", at, d)
+		}
+	}
+	end := failedAt + 5*time.Minute
+	if d := s.next(evNamed(end-time.Nanosecond, 1, 2)); d.Broker != 1 || d.Changed {
+		t.Fatalf("just before the cooldown ends: %+v", d)
+	}
+	if d := s.next(evFetch(end, 1, -1)); d != (routeDecision{Broker: 1}) {
+		t.Fatalf("at the end of the cooldown the rack is sent again: %+v", d)
+	}
+	if d := s.next(evNamed(end, 1, 2)); d != (routeDecision{Broker: 2, Changed: true, Reason: reasonPreferred}) {
+		t.Fatalf("after the cooldown the follower is tried again: %+v", d)
+	}
+	// It fails again: back to the leader, cooling again.
+	if d := s.next(evErr(end+time.Second, 2, io.EOF)); d.Broker != 1 || !d.Changed || !c.cooling(2, rsT0.Add(end+time.Second)) {
+		t.Fatalf("second failure: %+v", d)
+	}
+}
+
+// Live-lock (b), lesson 5: a follower refuses ListOffsets and
+// OffsetForLeaderEpoch. Offsets are resolved at the leader only: every
+// decision asking for offset work names the leader, never a follower.
+func TestRouteLivelockFollowerRefusesListOffsets(t *testing.T) {
+	steps := []struct {
+		name   string
+		events []routeEvent // from a selector pinned to broker 2
+		leader int          // the leader after the events
+		want   routeDecision
+	}{
+		{"leader changes while pinned", []routeEvent{evMeta(time.Second, rsPart(3, 6, 1, 2, 3))}, 3,
+			routeDecision{Broker: 3, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
+		{"leader epoch bumps while pinned", []routeEvent{evMeta(time.Second, rsPart(1, 6, 1, 2, 3))}, 1,
+			routeDecision{Broker: 1, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
+		{"follower offset out of range", []routeEvent{evErr(time.Second, 2, OffsetOutOfRange)}, 1,
+			routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed}},
+		{"follower fenced, then the epoch moves", []routeEvent{evErr(time.Second, 2, FencedLeaderEpoch), evMeta(2*time.Second, rsPart(1, 6, 1, 2, 3))}, 1,
+			routeDecision{Broker: 1, Reason: reasonLeaderChanged, ValidateOffset: true}},
+		{"follower unknown epoch, then a new leader", []routeEvent{evErr(time.Second, 2, UnknownLeaderEpoch), evMeta(2*time.Second, rsPart(3, 6, 1, 2, 3))}, 3,
+			routeDecision{Broker: 3, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
+		{"follower not leader or follower", []routeEvent{evErr(time.Second, 2, NotLeaderOrFollower)}, 1,
+			routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed, RefreshMetadata: true}},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			s := newReplicaSelector(routingConfig{Rack: "b"}, newCooldownCache(), rsDefault, rsT0)
+			s.next(evNamed(0, 1, 2))
+			var d routeDecision
+			for _, ev := range st.events {
+				d = s.next(ev)
+				if d.ValidateOffset && d.Broker != s.leader {
+					t.Fatalf("offset validation sent to broker %d, leader %d", d.Broker, s.leader)
+				}
+				if d.Broker == 2 && st.leader != 2 {
+					t.Fatalf("offset-sensitive event left reads on the follower: %+v", d)
+				}
+			}
+			if d != st.want {
+				t.Errorf("\n got  %+v\n want %+v", d, st.want)
+			}
+			if s.leader != st.leader {
+				t.Errorf("leader %d, want %d", s.leader, st.leader)
+			}
+		})
+	}
+}
+
+// Live-lock (c), lesson 6: a follower's -1 means "stay with me", the
+// leader's -1 "no preference". Confusing them flips reads every fetch.
+func TestRouteLivelockMinusOneOscillation(t *testing.T) {
+	s := newReplicaSelector(routingConfig{Rack: "b"}, newCooldownCache(), rsDefault, rsT0)
+	changes := 0
+	step := func(ev routeEvent, wantBroker int) routeDecision {
+		t.Helper()
+		d := s.next(ev)
+		if d.Broker != wantBroker {
+			t.Fatalf("at +%v: routed to %d, want %d (%+v)", ev.Now.Sub(rsT0), d.Broker, wantBroker, d)
+		}
+		if d.Changed {
+			changes++
+		}
+		return d
+	}
+	if d := step(evNamed(0, 1, 2), 2); d.Reason != reasonPreferred {
+		t.Fatalf("naming: %+v", d)
+	}
+	at := 200 * time.Millisecond
+	n := 0
+	for ; at < 5*time.Minute; at += 200 * time.Millisecond {
+		step(evFetch(at, 2, -1), 2) // the follower's -1: stay
+		n++
+	}
+	if changes != 1 {
+		t.Fatalf("%d changes while the follower answered -1 %d times", changes, n)
+	}
+	if d := step(evFetch(at, 2, -1), 1); d.Reason != reasonTTL {
+		t.Fatalf("TTL: %+v", d)
+	}
+	for i := 0; i < 1000; i++ {
+		at += 200 * time.Millisecond
+		step(evFetch(at, 1, -1), 1) // the leader's -1: no preference, stay
+	}
+	if changes != 2 {
+		t.Fatalf("%d changes, want 2 (to the follower, back at TTL)", changes)
+	}
+}
+
+// A long random walk of events: whatever the brokers and the network do,
+// the invariants of the routing hold.
+func TestRouteRandomProperties(t *testing.T) {
+	for seed := int64(1); seed <= 12; seed++ {
+		seed := seed
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) { routeRandomWalk(t, seed, 20000) })
+	}
+}
+
+func routeRandomWalk(t *testing.T, seed int64, steps int) {
+	rng := rand.New(rand.NewSource(seed))
+	pick := func(xs ...time.Duration) time.Duration { return xs[rng.Intn(len(xs))] }
+	cfg := routingConfig{
+		Rack:                 "b",
+		PreferenceTTL:        pick(20*time.Second, 90*time.Second, 5*time.Minute),
+		Cooldown:             pick(5*time.Second, 40*time.Second, 3*time.Minute),
+		MaxSwitchesPerMinute: 1 + rng.Intn(4),
+	}
+	if seed%6 == 0 {
+		cfg.Rack = "" // follower fetching off
+	}
+	eff := cfg.withDefaults()
+	maxBackoff := eff.FollowerBackoffMax
+	if eff.LeaderBackoffMax > maxBackoff {
+		maxBackoff = eff.LeaderBackoffMax
+	}
+
+	const nBrokers = 5
+	randPart := func(leader, epoch int) Partition {
+		p := Partition{Topic: "t", Leader: rsBroker(leader), LeaderEpoch: epoch}
+		for id := 1; id <= nBrokers; id++ {
+			p.Replicas = append(p.Replicas, rsBroker(id))
+			if id == leader || rng.Intn(3) > 0 {
+				p.Isr = append(p.Isr, rsBroker(id))
+			}
+		}
+		if rng.Intn(8) == 0 {
+			p = rsNoHost(p, 1+rng.Intn(nBrokers))
+		}
+		if rng.Intn(8) == 0 {
+			p = rsOffline(p, 1+rng.Intn(nBrokers))
+		}
+		return p
+	}
+	errs := []error{NotLeaderForPartition, OffsetOutOfRange, KafkaStorageError, FencedLeaderEpoch, UnknownLeaderEpoch,
+		RequestTimedOut, ReplicaNotAvailable, LeaderNotAvailable, io.EOF, context.DeadlineExceeded, context.Canceled,
+		&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}}
+
+	// The model: the latest accepted metadata and the cooldowns, kept
+	// independently of the selector.
+	mPart := rsPart(1, 5, 1, 2, 3)
+	mUntil := map[int]time.Time{}
+	cool := func(b int, now time.Time) {
+		if end := now.Add(eff.Cooldown); end.After(mUntil[b]) {
+			mUntil[b] = end
+		}
+	}
+	fit := func(b int) bool {
+		inISR, host := false, false
+		for _, r := range mPart.Isr {
+			if r.ID == b {
+				inISR, host = true, host || r.Host != ""
+			}
+		}
+		for _, r := range mPart.Replicas {
+			if r.ID == b && r.Host != "" {
+				host = true
+			}
+		}
+		for _, r := range mPart.OfflineReplicas {
+			if r.ID == b {
+				return false
+			}
+		}
+		return inISR && host
+	}
+
+	c := newCooldownCache()
+	other := newReplicaSelector(cfg, c, mPart, rsT0) // another partition sharing the cache
+	s := newReplicaSelector(cfg, c, mPart, rsT0)
+	now := rsT0
+	var toFollower []time.Time
+	var pinStart time.Time
+
+	for i := 0; i < steps; i++ {
+		switch r := rng.Intn(100); {
+		case r < 60:
+			now = now.Add(time.Duration(rng.Intn(2000)) * time.Millisecond)
+		case r < 92:
+			now = now.Add(time.Duration(rng.Intn(30)) * time.Second)
+		default:
+			now = now.Add(time.Duration(rng.Intn(360)) * time.Second)
+		}
+		leader := mPart.Leader.ID
+		prev := s.current()
+		ev := routeEvent{Now: now, Preferred: -1, FetchOffset: 100, HighWatermark: 100 + int64(rng.Intn(2))}
+		named := func() int {
+			if rng.Intn(3) == 0 {
+				return -1
+			}
+			return 1 + rng.Intn(nBrokers+1) // nBrokers+1: unknown to metadata
+		}
+		randErr := func() {
+			ev.Kind = eventFetchError
+			ev.Err = errs[rng.Intn(len(errs))]
+			if rng.Intn(5) == 0 {
+				ev.Kind, ev.Err = eventDialFailed, syscall.ECONNREFUSED
+			}
+		}
+		switch r := rng.Intn(100); {
+		case r < 8: // metadata
+			ev.Kind = eventMetadata
+			switch m := rng.Intn(100); {
+			case m < 65:
+				ev.Partition = randPart(leader, mPart.LeaderEpoch)
+			case m < 82:
+				ev.Partition = randPart(1+rng.Intn(3), mPart.LeaderEpoch+1)
+			case m < 94:
+				ev.Partition = randPart(1+rng.Intn(3), mPart.LeaderEpoch-1-rng.Intn(3))
+			default:
+				ev.Partition = randPart(1, mPart.LeaderEpoch+1)
+				ev.Partition.Leader = Broker{ID: -1}
+			}
+		case r < 11: // another partition's follower fails
+			b := 1 + rng.Intn(nBrokers)
+			other.next(evMeta(0, mPart))
+			c.fail(b, now, eff.Cooldown)
+			cool(b, now)
+			ev.Kind = eventTick
+		case r < 15:
+			ev.Kind = eventTick
+		case r < 19: // a stale report about any broker
+			ev.Broker = 1 + rng.Intn(nBrokers)
+			if rng.Intn(2) == 0 {
+				ev.Kind, ev.Preferred, ev.Empty = eventFetched, named(), rng.Intn(2) == 0
+			} else {
+				randErr()
+			}
+		default: // what the fetcher sees from where it reads
+			ev.Broker = prev
+			if prev != leader && rng.Intn(20) == 0 {
+				ev.Broker = leader // the leader asked while pinned
+			}
+			if rng.Intn(4) == 0 {
+				randErr()
+			} else {
+				ev.Kind = eventFetched
+				ev.Empty = rng.Intn(3) == 0
+				if ev.Broker == leader {
+					ev.Preferred = named()
+				}
+			}
+		}
+
+		// Fold the event into the model.
+		failure := (ev.Kind == eventDialFailed || ev.Kind == eventFetchError) && !errors.Is(ev.Err, context.Canceled)
+		if failure && ev.Broker != leader {
+			cool(ev.Broker, now)
+		}
+		if ev.Kind == eventMetadata && ev.Partition.Leader.ID >= 0 && ev.Partition.LeaderEpoch >= mPart.LeaderEpoch {
+			mPart = ev.Partition
+		}
+		newLeader := mPart.Leader.ID
+
+		d := s.next(ev)
+		fail := func(format string, args ...interface{}) {
+			t.Helper()
+			t.Fatalf("step %d (+%v) event %+v after %d:\n decision %+v\n %s", i, now.Sub(rsT0), ev, prev, d, fmt.Sprintf(format, args...))
+		}
+		if d.Broker != s.current() {
+			fail("current() = %d", s.current())
+		}
+		if s.leader != newLeader {
+			fail("selector's leader %d, model's %d", s.leader, newLeader)
+		}
+		if d.Changed != (d.Broker != prev) {
+			fail("Changed does not match the move")
+		}
+		if d.Changed && d.Reason == "" {
+			fail("a change without a reason")
+		}
+		if d.Backoff < 0 || d.Backoff > maxBackoff {
+			fail("backoff out of [0, %v]", maxBackoff)
+		}
+		if d.ValidateOffset && d.Broker != newLeader {
+			fail("offset validation away from the leader")
+		}
+		if d.OmitRack && d.Broker != newLeader {
+			fail("OmitRack on a follower fetch")
+		}
+		if failure && ev.Broker == prev && prev != leader && d.Broker != newLeader {
+			fail("a failed follower is still read")
+		}
+		if d.Broker != newLeader {
+			b := d.Broker
+			switch {
+			case cfg.Rack == "":
+				fail("follower read without a rack")
+			case !fit(b):
+				fail("routed to %d, not an in-sync replica with a host in %+v", b, mPart)
+			case now.Before(mUntil[b]):
+				fail("routed to %d cooling until +%v", b, mUntil[b].Sub(rsT0))
+			}
+			if d.Changed || (ev.Kind == eventFetched && ev.Broker == newLeader && ev.Preferred == b) {
+				pinStart = now
+			}
+			if now.Sub(pinStart) >= cfg.PreferenceTTL {
+				fail("pinned since +%v, beyond the TTL %v", pinStart.Sub(rsT0), cfg.PreferenceTTL)
+			}
+			if d.Changed {
+				toFollower = append(toFollower, now)
+				n := 0
+				for _, at := range toFollower {
+					if at.After(now.Add(-time.Minute)) {
+						n++
+					}
+				}
+				if n > cfg.MaxSwitchesPerMinute {
+					fail("%d moves to a follower within a minute, budget %d", n, cfg.MaxSwitchesPerMinute)
+				}
+			}
+		}
+	}
+	if cfg.Rack != "" && len(toFollower) == 0 {
+		t.Fatalf("the walk never reached a follower: it tests nothing")
+	}
+}
