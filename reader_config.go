@@ -9,22 +9,17 @@ import (
 
 // Defaults of ReaderConfig, applied by NewReader to zero fields.
 const (
-	defaultReaderQueueCapacity    = 100
-	defaultFetchMinBytes          = 1
-	defaultFetchMaxBytes          = 1e6 // 1 MB, kafka-go's default
-	defaultReaderMaxWait          = 10 * time.Second
-	defaultReadBatchTimeout       = 10 * time.Second
-	defaultReadLagInterval        = 1 * time.Minute
-	defaultReadBackoffMin         = 100 * time.Millisecond
-	defaultReadBackoffMax         = 1 * time.Second
-	defaultReaderMaxAttempts      = 3
-	defaultRackPreferenceTTL      = 5 * time.Minute
-	defaultReplicaCooldown        = 5 * time.Minute
-	defaultReaderHeartbeat        = 3 * time.Second
-	defaultReaderPartitionWatch   = 5 * time.Second
-	defaultReaderSessionTimeout   = 30 * time.Second
-	defaultReaderRebalanceTimeout = 30 * time.Second
-	defaultReaderJoinBackoff      = 5 * time.Second
+	defaultReaderQueueCapacity = 100
+	defaultFetchMinBytes       = 1
+	defaultFetchMaxBytes       = 1e6 // 1 MB, kafka-go's default
+	defaultReaderMaxWait       = 10 * time.Second
+	defaultReadBatchTimeout    = 10 * time.Second
+	defaultReadLagInterval     = 1 * time.Minute
+	defaultReadBackoffMin      = 100 * time.Millisecond
+	defaultReadBackoffMax      = 1 * time.Second
+	defaultReaderMaxAttempts   = 3
+	defaultRackPreferenceTTL   = 5 * time.Minute
+	defaultReplicaCooldown     = 5 * time.Minute
 )
 
 // ReaderConfig is a configuration object used to create new instances of
@@ -325,26 +320,6 @@ func (config ReaderConfig) withDefaults() ReaderConfig {
 	}
 	if config.ReplicaCooldown == 0 {
 		config.ReplicaCooldown = defaultReplicaCooldown
-	}
-	if config.GroupID != "" {
-		if config.HeartbeatInterval == 0 {
-			config.HeartbeatInterval = defaultReaderHeartbeat
-		}
-		if config.PartitionWatchInterval == 0 {
-			config.PartitionWatchInterval = defaultReaderPartitionWatch
-		}
-		if config.SessionTimeout == 0 {
-			config.SessionTimeout = defaultReaderSessionTimeout
-		}
-		if config.RebalanceTimeout == 0 {
-			config.RebalanceTimeout = defaultReaderRebalanceTimeout
-		}
-		if config.JoinGroupBackoff == 0 {
-			config.JoinGroupBackoff = defaultReaderJoinBackoff
-		}
-		if config.RetentionTime == 0 {
-			config.RetentionTime = -1
-		}
 	}
 	return config
 }
