@@ -330,5 +330,8 @@ func (config *ReaderConfig) routing() routingConfig {
 		Rack:          config.Rack,
 		PreferenceTTL: config.RackPreferenceTTL,
 		Cooldown:      config.ReplicaCooldown,
+
+		LeaderBackoffMin: config.ReadBackoffMin,
+		LeaderBackoffMax: config.ReadBackoffMax,
 	}
 }

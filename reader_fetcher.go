@@ -78,6 +78,9 @@ type fetcher struct {
 
 	conn       *Conn
 	connBroker int
+	// omitRack: the router asks for fetches without the client rack (the
+	// leader keeps naming a replica it refuses).
+	omitRack bool
 
 	dec      batchDecoder
 	errs     int // consecutive failures, for the backoff
@@ -199,9 +202,6 @@ func (f *fetcher) dial(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if f.r.config.Rack != "" {
-		conn.rackID = f.r.config.Rack // every fetch carries the client's rack
-	}
 	f.conn, f.connBroker = conn, id
 	f.r.stats.setRoute(f.tp, id, b.Rack, f.meta.Leader.ID)
 	return nil
@@ -225,6 +225,14 @@ func (f *fetcher) step(ctx context.Context) bool {
 		return f.decide(ctx, routeEvent{Kind: eventDialFailed, Broker: broker, Now: f.now(), Err: err}, r.backoff(f.errs))
 	}
 
+	if r.config.Rack != "" {
+		// Every fetch carries the client's rack, unless the router asks
+		// the leader to serve the records itself.
+		f.conn.rackID = r.config.Rack
+		if f.omitRack {
+			f.conn.rackID = ""
+		}
+	}
 	cfg := ReadBatchConfig{MinBytes: r.config.MinBytes, MaxBytes: r.config.MaxBytes, IsolationLevel: r.config.IsolationLevel}
 	r.stats.fetches.observe(1)
 	r.stats.offset.observe(f.offset)
@@ -340,6 +348,7 @@ func (f *fetcher) decide(ctx context.Context, ev routeEvent, wait time.Duration)
 	// A decision may ask for metadata, whose arrival is one more event.
 	for i := 0; ; i++ {
 		f.applyRoute(d)
+		f.omitRack = d.OmitRack
 		validate = validate || d.ValidateOffset
 		wait = max(wait, d.Backoff)
 		if !d.RefreshMetadata || i == 3 {

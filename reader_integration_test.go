@@ -216,3 +216,45 @@ func TestReaderIntegrationLeaderRestart(t *testing.T) {
 		t.Fatalf("an extra message: offset %d %q", m.Offset, m.Value)
 	}
 }
+
+// With Rack "b", a partition led in rack a is read from the rack-b replica:
+// Stats shows it, and at least 99 % of the fetched bytes stay in the rack.
+func TestReaderIntegrationRack(t *testing.T) {
+	c := requireRackCluster(t)
+	if !c.HasSelector() {
+		t.Skip("the brokers have no replica.selector.class")
+	}
+	a, b, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "b"), brokerInRack(t, c, "c")
+	topic := createTopic(t, c, kafka.TopicConfig{ReplicaAssignments: []kafka.ReplicaAssignment{{Partition: 0, Replicas: []int{a, b, cc}}}})
+	riProduce(t, c, topic, 0, 3000, nil)
+	ctx := testContext(t, 60*time.Second)
+
+	log := &riLogger{t: t, prefix: "reader: "}
+	r := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) {
+		cfg.Rack = "b"
+		cfg.MaxBytes = 16 << 10
+		cfg.Logger = log
+	})
+	riExpect(t, ctx, r, 0, 3000)
+	st := r.Stats()
+	if len(st.Routing) != 1 {
+		t.Fatalf("routing: %+v", st.Routing)
+	}
+	rt := st.Routing[0]
+	t.Logf("routing: %+v, same-rack share %.4f", rt, rt.SameRackRatio())
+	if rt.Broker != b || rt.BrokerRack != "b" || rt.Leader != a || rt.Reroutes["preferred replica"] < 1 {
+		t.Errorf("routing: %+v, want broker %d (rack b), leader %d", rt, b, a)
+	}
+	if rt.SameRackRatio() < 0.99 {
+		t.Errorf("same-rack share %.4f < 0.99", rt.SameRackRatio())
+	}
+	if log.find(fmt.Sprintf("broker %d (rack a) → broker %d (rack b), preferred replica", a, b)) == "" {
+		t.Errorf("no reroute line")
+	}
+	// New messages are read from the follower too.
+	riProduce(t, c, topic, 3000, 100, nil)
+	riExpect(t, ctx, r, 3000, 100)
+	if rt := r.Stats().Routing[0]; rt.Broker != b || rt.OtherRackBytes > rt.SameRackBytes/100 {
+		t.Errorf("after new messages: %+v", rt)
+	}
+}

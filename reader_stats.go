@@ -85,8 +85,8 @@ type PartitionRouting struct {
 
 	// Reroutes counts the moves from one broker to another by reason:
 	// "preferred replica", "preference expired", "follower failed",
-	// "follower left the ISR", "preferred replica not in metadata or ISR",
-	// "leader changed", "leader named no preference".
+	// "follower left the ISR", "leader changed", "leader named no
+	// preference" (the routeReason values of replica_selector.go).
 	Reroutes map[string]int64
 
 	// SameRackBytes and OtherRackBytes count the fetch response bytes read

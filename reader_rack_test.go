@@ -1,0 +1,117 @@
+package kafka
+
+// Unit tests of the Reader's rack-aware path (ReaderConfig.Rack) on the
+// fake brokers: following the leader's preferred replica, a forged or
+// unknown preference, a failing follower, a follower's OffsetOutOfRange.
+
+import (
+	"testing"
+
+	"github.com/rackfetch/kafka-go/protocol"
+	"github.com/rackfetch/kafka-go/testing/fakebroker"
+)
+
+// rtRackCluster: brokers 1, 2, 3 in racks a, b, c; topic t with one
+// partition replicated on all three, led by broker 1 (rack a).
+func rtRackCluster(t testing.TB, selector bool) *fakebroker.Cluster {
+	return rtCluster(t, fakebroker.Config{Brokers: 3, Racks: []string{"a", "b", "c"}, RackAwareSelector: selector}, 1, 3)
+}
+
+func rtRackReader(t testing.TB, c *fakebroker.Cluster, log *rtLogger) *Reader {
+	return rtReader(t, c, func(cfg *ReaderConfig) {
+		cfg.Rack = "b"
+		cfg.MaxBytes = 1 // one batch per fetch
+		cfg.Logger = log
+	})
+}
+
+func TestReaderRackReadsFromSameRackReplica(t *testing.T) {
+	c := rtRackCluster(t, true)
+	for i := 0; i < 5; i++ {
+		rtAppend(c, 0, i*4, 4)
+	}
+	log := &rtLogger{}
+	r := rtRackReader(t, c, log)
+	rtExpect(t, r, 0, 20)
+
+	if c.Broker(2).FetchBytes() == 0 || c.Broker(3).Requests(protocol.Fetch) != 0 {
+		t.Fatalf("fetch bytes: broker 2 %d, broker 3 fetches %d", c.Broker(2).FetchBytes(), c.Broker(3).Requests(protocol.Fetch))
+	}
+	if n := c.Broker(2).Requests(protocol.ListOffsets); n != 0 {
+		t.Errorf("%d ListOffsets sent to the follower", n)
+	}
+	for _, b := range []int32{1, 2} {
+		for _, rec := range c.Broker(b).Received(protocol.Fetch) {
+			if rec.Header.Version < 11 || rec.Request.(*protocol.FetchRequest).RackID != "b" {
+				t.Fatalf("broker %d got Fetch v%d with rack %q", b, rec.Header.Version, rec.Request.(*protocol.FetchRequest).RackID)
+			}
+		}
+	}
+	if log.find("broker 1 (rack a) → broker 2 (rack b), preferred replica") == "" {
+		t.Errorf("no reroute line in %q", log.lines)
+	}
+	st := r.Stats()
+	rt := st.Routing[0]
+	if rt.Broker != 2 || rt.BrokerRack != "b" || rt.Leader != 1 || rt.Reroutes["preferred replica"] != 1 || rt.SameRackRatio() < 0.9 {
+		t.Errorf("routing: %+v (same-rack ratio %.3f)", rt, rt.SameRackRatio())
+	}
+}
+
+// The leader names a broker that does not exist: the reader stays on the
+// leader and loses nothing.
+func TestReaderRackForgedPreferredReplica(t *testing.T) {
+	c := rtRackCluster(t, false)
+	for i := 0; i < 3; i++ {
+		rtAppend(c, 0, i*4, 4)
+	}
+	for n := 1; n <= 3; n++ {
+		c.Broker(1).Script(protocol.Fetch, n, fakebroker.Step{Edit: fakebroker.PreferReplica(9)})
+	}
+	r := rtRackReader(t, c, &rtLogger{})
+	rtExpect(t, r, 0, 12)
+	for _, b := range []int32{2, 3} {
+		if n := c.Broker(b).Requests(protocol.Fetch); n != 0 {
+			t.Errorf("broker %d got %d fetches", b, n)
+		}
+	}
+}
+
+// The follower dies: back to the leader at once, which serves the records
+// although it keeps naming the follower (cooling down); nothing lost.
+func TestReaderRackFollowerFails(t *testing.T) {
+	c := rtRackCluster(t, true)
+	for i := 0; i < 4; i++ {
+		rtAppend(c, 0, i*4, 4)
+	}
+	log := &rtLogger{}
+	r := rtRackReader(t, c, log)
+	rtExpect(t, r, 0, 8)
+	c.Broker(2).Stop()
+	rtExpect(t, r, 8, 8)
+	rtAppend(c, 0, 16, 4)
+	rtExpect(t, r, 16, 4)
+	if log.find("broker 2 (rack b) → broker 1 (rack a), follower failed") == "" {
+		t.Errorf("no failover line in %q", log.lines)
+	}
+	if st := r.Stats(); st.Routing[0].Broker != 1 {
+		t.Errorf("routing: %+v", st.Routing)
+	}
+}
+
+// A follower's OffsetOutOfRange is not authoritative: back to the leader,
+// no reset, nothing skipped.
+func TestReaderRackFollowerOffsetOutOfRange(t *testing.T) {
+	c := rtRackCluster(t, true)
+	for i := 0; i < 3; i++ {
+		rtAppend(c, 0, i*4, 4)
+	}
+	c.Broker(2).Script(protocol.Fetch, 2, fakebroker.Step{ErrorCode: 1})
+	errLog := &rtLogger{}
+	r := rtReader(t, c, func(cfg *ReaderConfig) {
+		cfg.Rack, cfg.MaxBytes, cfg.ErrorLogger = "b", 1, errLog
+	})
+	rtExpect(t, r, 0, 12)
+	if s := errLog.find("moving to offset"); s != "" {
+		t.Errorf("a follower's OffsetOutOfRange reset the position: %s", s)
+	}
+}
