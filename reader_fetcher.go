@@ -255,20 +255,20 @@ func (f *fetcher) step(ctx context.Context) bool {
 
 	// Every record of the batch reaches the queue before anything else
 	// happens: a switch of replica or an error never drops fetched data.
+	r.stats.messages.observe(int64(len(fb.msgs)))
+	r.stats.bytes.observe(fb.bytes)
+	r.stats.fetchSize.observe(int64(len(fb.msgs)))
+	r.stats.fetchBytes.observe(fb.bytes)
+	r.stats.readTime.observeDuration(time.Since(t1))
 	if len(fb.msgs) > 0 {
 		if perr := r.queue.push(ctx, f.gen, f.tp.topic, f.tp.partition, hw, fb.msgs); perr != nil {
 			return false
 		}
-		r.stats.messages.observe(int64(len(fb.msgs)))
-		r.stats.bytes.observe(fb.bytes)
 		f.epoch = fb.epoch
 	}
 	if fb.next > f.offset {
 		f.offset = fb.next
 	}
-	r.stats.fetchSize.observe(int64(len(fb.msgs)))
-	r.stats.fetchBytes.observe(fb.bytes)
-	r.stats.readTime.observeDuration(time.Since(t1))
 	if err == nil && hw >= 0 {
 		lag := hw - f.offset
 		if lag < 0 {

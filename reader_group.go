@@ -3,18 +3,343 @@ package kafka
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
 )
 
-// readerGroup runs the Reader's consumer group mode.
-type readerGroup struct{}
+// Group mode of the Reader (ReaderConfig.GroupID): a ConsumerGroup hands
+// out generations; for each, one fetcher per assigned partition runs inside
+// Generation.Start, and commits go to that generation.
+//
+// Rules kept here, each one a known kafka-go failure:
+//   - Messages queued for a generation are dropped when it ends: no message
+//     of a partition this member may no longer own is ever returned after a
+//     rebalance.
+//   - Only offsets of messages the application passed to CommitMessages are
+//     committed, and only for partitions the current generation owns: the
+//     committed offset never moves past what the application committed, and
+//     a stale message never overwrites another member's progress.
+//   - A commit refused because the generation is over drops the queue at
+//     once, so ReadMessage then waits for the next generation instead of
+//     spinning through stale messages and failing commits.
 
-var errGroupUnavailable = errors.New("kafka reader: consumer group mode is not available yet")
+// readerGroup runs the consumer group of a Reader.
+type readerGroup struct {
+	r    *Reader
+	cg   *ConsumerGroup
+	done chan struct{}
 
-func (r *Reader) startGroup() {
-	r.group = &readerGroup{}
-	r.queue.pushErr(0, errGroupUnavailable)
+	mu      sync.Mutex
+	gen     *Generation
+	owned   map[topicPartition]bool
+	readyCh chan struct{} // closed when a generation starts
+	lastGen int64         // Reader generation of gen's fetchers
+
+	// CommitInterval > 0: offsets waiting for the next tick, of stashGen
+	// (kept past unsubscribe for the generation's final commit).
+	stash    offsetStash
+	stashGen *Generation
 }
 
-func (g *readerGroup) wait() {}
+// offsetStash holds offsets to commit by topic and partition.
+type offsetStash map[string]map[int]int64
 
-func (g *readerGroup) commit(ctx context.Context, msgs []Message) error { return errGroupUnavailable }
+// merge keeps the highest offset per partition.
+func (o offsetStash) merge(topic string, partition int, offset int64) {
+	ps := o[topic]
+	if ps == nil {
+		ps = map[int]int64{}
+		o[topic] = ps
+	}
+	if cur, ok := ps[partition]; !ok || offset > cur {
+		ps[partition] = offset
+	}
+}
+
+func (r *Reader) startGroup() {
+	cfg := r.config
+	topics := cfg.GroupTopics
+	if len(topics) == 0 {
+		topics = []string{cfg.Topic}
+	}
+	cg, err := NewConsumerGroup(ConsumerGroupConfig{
+		ID:                     cfg.GroupID,
+		Brokers:                cfg.Brokers,
+		Dialer:                 cfg.Dialer,
+		Topics:                 topics,
+		GroupBalancers:         cfg.GroupBalancers,
+		HeartbeatInterval:      cfg.HeartbeatInterval,
+		PartitionWatchInterval: cfg.PartitionWatchInterval,
+		WatchPartitionChanges:  cfg.WatchPartitionChanges,
+		SessionTimeout:         cfg.SessionTimeout,
+		RebalanceTimeout:       cfg.RebalanceTimeout,
+		JoinGroupBackoff:       cfg.JoinGroupBackoff,
+		RetentionTime:          cfg.RetentionTime,
+		StartOffset:            cfg.StartOffset,
+		Logger:                 cfg.Logger,
+		ErrorLogger:            cfg.ErrorLogger,
+		cluster:                r.cluster,
+		rack:                   cfg.Rack,
+		isolationLevel:         cfg.IsolationLevel,
+	})
+	if err != nil {
+		panic(err) // kafka-go panics on an invalid group configuration too
+	}
+	g := &readerGroup{r: r, cg: cg, done: make(chan struct{}), readyCh: make(chan struct{}), stash: offsetStash{}}
+	r.group = g
+	go g.run()
+}
+
+// wait closes the consumer group (leaving it, after the last commits) and
+// waits for the group loop; Reader.Close calls it.
+func (g *readerGroup) wait() {
+	g.cg.Close()
+	<-g.done
+}
+
+// run takes generation after generation until the reader closes.
+func (g *readerGroup) run() {
+	defer close(g.done)
+	r := g.r
+	failures := 0
+	for {
+		gen, err := g.cg.Next(r.stctx)
+		if err != nil {
+			if r.stctx.Err() != nil || errors.Is(err, ErrGroupClosed) {
+				return
+			}
+			r.stats.errors.observe(1)
+			r.errorf("kafka reader: group %s: %v", r.config.GroupID, err)
+			if failures++; failures%r.config.MaxAttempts == 0 {
+				r.mu.Lock()
+				r.queue.pushErr(r.gen, err)
+				r.mu.Unlock()
+			}
+			continue
+		}
+		failures = 0
+		r.stats.rebalances.observe(1)
+		g.subscribe(gen)
+	}
+}
+
+// subscribe starts the fetchers and the commit loop of gen.
+func (g *readerGroup) subscribe(gen *Generation) {
+	r := g.r
+	owned := map[topicPartition]bool{}
+	offsets := map[topicPartition]int64{}
+	for topic, as := range gen.Assignments {
+		for _, a := range as {
+			tp := topicPartition{topic, a.ID}
+			owned[tp] = true
+			offsets[tp] = a.Offset
+		}
+	}
+	r.logf("kafka reader: group %s generation %d: assigned %s", r.config.GroupID, gen.ID, formatTopicPartitions(offsets))
+
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.gen++
+	r.queue.reset(r.gen) // nothing of an earlier generation is returned
+	readerGen := r.gen
+	r.mu.Unlock()
+
+	g.mu.Lock()
+	g.gen, g.owned, g.lastGen = gen, owned, readerGen
+	g.stash, g.stashGen = offsetStash{}, gen
+	close(g.readyCh)
+	g.mu.Unlock()
+
+	for tp, off := range offsets {
+		f := newFetcher(r, tp, off, readerGen)
+		gen.Start(func(ctx context.Context) {
+			fctx, cancel := context.WithCancel(r.stctx)
+			defer cancel()
+			stop := context.AfterFunc(ctx, cancel)
+			defer stop()
+			f.run(fctx)
+			// A partition that stopped (OffsetOutOfRangeError) must not
+			// end the generation for the others.
+			<-fctx.Done()
+		})
+	}
+	gen.Start(func(ctx context.Context) { g.commitLoop(ctx, gen) })
+	gen.Start(func(ctx context.Context) {
+		select {
+		case <-ctx.Done():
+		case <-r.stctx.Done():
+		}
+		g.unsubscribe(gen)
+	})
+}
+
+// unsubscribe drops what gen's fetchers queued once gen is over.
+func (g *readerGroup) unsubscribe(gen *Generation) {
+	g.mu.Lock()
+	if g.gen != gen {
+		g.mu.Unlock()
+		return
+	}
+	g.gen, g.owned = nil, nil
+	g.readyCh = make(chan struct{})
+	readerGen := g.lastGen
+	g.mu.Unlock()
+
+	r := g.r
+	r.mu.Lock()
+	if r.gen == readerGen {
+		r.gen++
+		r.queue.reset(r.gen)
+	}
+	r.mu.Unlock()
+}
+
+// commitLoop flushes the stash every CommitInterval and when the
+// generation ends (asynchronous commits only).
+func (g *readerGroup) commitLoop(ctx context.Context, gen *Generation) {
+	interval := g.r.config.CommitInterval
+	if interval <= 0 {
+		<-ctx.Done()
+		return
+	}
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ticker.C:
+			g.flush(gen)
+		case <-ctx.Done():
+			g.flush(gen) // the generation still accepts commits until we return
+			return
+		}
+	}
+}
+
+// flush commits the stash of gen.
+func (g *readerGroup) flush(gen *Generation) {
+	g.mu.Lock()
+	if g.stashGen != gen || len(g.stash) == 0 {
+		g.mu.Unlock()
+		return
+	}
+	stash := g.stash
+	g.stash = offsetStash{}
+	g.mu.Unlock()
+	if err := g.commitWithRetry(gen, stash); err != nil {
+		g.r.errorf("kafka reader: group %s: committing %v: %v", g.r.config.GroupID, stash, err)
+	}
+}
+
+// commit commits msgs: synchronously (CommitInterval 0) or into the stash.
+func (g *readerGroup) commit(ctx context.Context, msgs []Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	gen, owned, err := g.current(ctx)
+	if err != nil {
+		return err
+	}
+	stash := offsetStash{}
+	for _, m := range msgs {
+		tp := topicPartition{m.Topic, m.Partition}
+		if !owned[tp] {
+			// A message of a partition this member no longer owns: its
+			// new owner's progress is not ours to overwrite.
+			g.r.logf("kafka reader: group %s: not committing offset %d of %s: partition not assigned in generation %d", g.r.config.GroupID, m.Offset+1, tp, gen.ID)
+			continue
+		}
+		stash.merge(m.Topic, m.Partition, m.Offset+1)
+	}
+	if len(stash) == 0 {
+		return nil
+	}
+	if g.r.config.CommitInterval > 0 {
+		g.mu.Lock()
+		if g.stashGen == gen {
+			for topic, ps := range stash {
+				for p, off := range ps {
+					g.stash.merge(topic, p, off)
+				}
+			}
+		}
+		g.mu.Unlock()
+		return nil
+	}
+	err = g.commitWithRetry(gen, stash)
+	if err != nil && generationOver(err) {
+		// Stop returning messages of this generation now, so the caller
+		// waits for the next one rather than spinning.
+		g.unsubscribe(gen)
+	}
+	return err
+}
+
+// current waits for a generation and returns it with its partitions.
+func (g *readerGroup) current(ctx context.Context) (*Generation, map[topicPartition]bool, error) {
+	for {
+		g.mu.Lock()
+		gen, owned, ready := g.gen, g.owned, g.readyCh
+		g.mu.Unlock()
+		if gen != nil {
+			return gen, owned, nil
+		}
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-g.r.stctx.Done():
+			return nil, nil, fmt.Errorf("committing: %w", errReaderClosed)
+		}
+	}
+}
+
+var errReaderClosed = errors.New("kafka reader closed")
+
+// generationOver reports commit errors after which the generation is over.
+func generationOver(err error) bool {
+	return errors.Is(err, ErrGenerationEnded) || errors.Is(err, RebalanceInProgress) ||
+		errors.Is(err, IllegalGeneration) || errors.Is(err, UnknownMemberId) ||
+		errors.Is(err, FencedInstanceID)
+}
+
+// commitWithRetry commits, retrying errors that are neither the end of
+// the generation nor permanent, up to 3 attempts as kafka-go does.
+func (g *readerGroup) commitWithRetry(gen *Generation, offsets offsetStash) error {
+	const attempts = 3
+	var err error
+	for i := 0; i < attempts; i++ {
+		if i > 0 && !sleep(g.r.stctx, backoff(i, 100*time.Millisecond, 5*time.Second)) {
+			break
+		}
+		if err = gen.CommitOffsets(offsets); err == nil || generationOver(err) || !isTemporary(err) {
+			return err
+		}
+	}
+	return err
+}
+
+func formatTopicPartitions(offsets map[topicPartition]int64) string {
+	tps := make([]topicPartition, 0, len(offsets))
+	for tp := range offsets {
+		tps = append(tps, tp)
+	}
+	sort.Slice(tps, func(i, j int) bool {
+		if tps[i].topic != tps[j].topic {
+			return tps[i].topic < tps[j].topic
+		}
+		return tps[i].partition < tps[j].partition
+	})
+	s := ""
+	for i, tp := range tps {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s@%s", tp, humanOffset(offsets[tp]))
+	}
+	return s
+}

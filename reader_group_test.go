@@ -1,0 +1,153 @@
+package kafka
+
+// Unit tests of the Reader's group mode on the fake brokers: ordered
+// delivery with synchronous commits, periodic commits, and a rebalance
+// while messages are queued.
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/rackfetch/kafka-go/testing/fakebroker"
+)
+
+// rtGroupReader is a group reader of topic t with quick group timings.
+func rtGroupReader(t testing.TB, c *fakebroker.Cluster, group string, edit func(*ReaderConfig)) *Reader {
+	t.Helper()
+	return rtReader(t, c, func(cfg *ReaderConfig) {
+		cfg.Brokers = c.Addrs()
+		cfg.GroupID = group
+		cfg.HeartbeatInterval = 50 * time.Millisecond
+		cfg.JoinGroupBackoff = 50 * time.Millisecond
+		cfg.SessionTimeout = 6 * time.Second
+		cfg.RebalanceTimeout = 2 * time.Second
+		if edit != nil {
+			edit(cfg)
+		}
+	})
+}
+
+// rtReadGroup reads n messages with ReadMessage (committing each) and
+// checks each partition's offsets are consecutive from its first one.
+func rtReadGroup(t testing.TB, r *Reader, n int, next map[int]int64) {
+	t.Helper()
+	ctx := rtCtx(t)
+	for i := 0; i < n; i++ {
+		m, err := r.ReadMessage(ctx)
+		if err != nil {
+			t.Fatalf("ReadMessage %d: %v", i, err)
+		}
+		if want, ok := next[m.Partition]; ok && m.Offset != want {
+			t.Fatalf("partition %d: offset %d, want %d", m.Partition, m.Offset, want)
+		}
+		if string(m.Value) != fmt.Sprintf("v%d", m.Offset) {
+			t.Fatalf("partition %d offset %d: value %q", m.Partition, m.Offset, m.Value)
+		}
+		next[m.Partition] = m.Offset + 1
+	}
+}
+
+// A group reader reads every partition in order and commits synchronously:
+// a second reader of the group starts after what the first committed.
+func TestReaderGroupCommits(t *testing.T) {
+	c := rtCluster(t, fakebroker.Config{}, 3, 1)
+	for p := int32(0); p < 3; p++ {
+		rtAppend(c, p, 0, 4)
+	}
+	r := rtGroupReader(t, c, "g1", nil)
+	next := map[int]int64{0: 0, 1: 0, 2: 0}
+	rtReadGroup(t, r, 12, next)
+	if st := r.Stats(); st.Rebalances < 1 || st.Partition != "-1" || len(st.Routing) != 3 {
+		t.Errorf("stats: %+v", st)
+	}
+	r.Close()
+
+	for p := int32(0); p < 3; p++ {
+		rtAppend(c, p, 4, 2)
+	}
+	r2 := rtGroupReader(t, c, "g1", nil)
+	rtReadGroup(t, r2, 6, next)
+	for p, off := range next {
+		if off != 6 {
+			t.Errorf("partition %d at %d, want 6", p, off)
+		}
+	}
+}
+
+// With CommitInterval the commits are periodic and flushed on Close; the
+// committed offset is what the application committed, never more.
+func TestReaderGroupCommitInterval(t *testing.T) {
+	c := rtCluster(t, fakebroker.Config{}, 1, 1)
+	rtAppend(c, 0, 0, 10)
+	r := rtGroupReader(t, c, "g2", func(cfg *ReaderConfig) { cfg.CommitInterval = 20 * time.Millisecond })
+	ctx := rtCtx(t)
+	var last Message
+	for i := 0; i < 6; i++ {
+		m, err := r.FetchMessage(ctx)
+		if err != nil || m.Offset != int64(i) {
+			t.Fatalf("FetchMessage: %v %+v", err, m)
+		}
+		last = m
+	}
+	// Only offset 3 is committed although 6 messages were fetched.
+	if err := r.CommitMessages(ctx, Message{Topic: "t", Partition: 0, Offset: 3}); err != nil {
+		t.Fatal(err)
+	}
+	_ = last
+	r.Close()
+	r2 := rtGroupReader(t, c, "g2", nil)
+	rtReadGroup(t, r2, 6, map[int]int64{0: 4})
+}
+
+// A second member joins while the first has messages of both partitions
+// queued: after the rebalance the first never returns a message of the
+// partition it lost, so with synchronous commits no message is returned
+// twice across the two members, and all are returned.
+func TestReaderGroupRebalanceDropsQueue(t *testing.T) {
+	const perPartition = 200
+	c := rtCluster(t, fakebroker.Config{}, 2, 1)
+	for p := int32(0); p < 2; p++ {
+		for i := 0; i < perPartition; i += 50 {
+			rtAppend(c, p, i, 50)
+		}
+	}
+	edit := func(cfg *ReaderConfig) { cfg.QueueCapacity = 1000 }
+	a := rtGroupReader(t, c, "g3", edit)
+	seen := map[[2]int64]string{}
+	read := func(r *Reader, name string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		m, err := r.ReadMessage(ctx)
+		if err != nil {
+			return
+		}
+		k := [2]int64{int64(m.Partition), m.Offset}
+		if other, dup := seen[k]; dup {
+			t.Fatalf("partition %d offset %d returned by %s and %s", m.Partition, m.Offset, other, name)
+		}
+		seen[k] = name
+	}
+	for len(seen) < 10 {
+		read(a, "a")
+	}
+	b := rtGroupReader(t, c, "g3", edit)
+	deadline := time.Now().Add(15 * time.Second)
+	for len(seen) < 2*perPartition {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d messages returned", len(seen), 2*perPartition)
+		}
+		read(a, "a")
+		read(b, "b")
+	}
+	byB := 0
+	for _, who := range seen {
+		if who == "b" {
+			byB++
+		}
+	}
+	if byB == 0 {
+		t.Fatal("the second member got nothing: no rebalance happened")
+	}
+}
