@@ -258,3 +258,101 @@ func TestReaderIntegrationRack(t *testing.T) {
 		t.Errorf("after new messages: %+v", rt)
 	}
 }
+
+// riProduceTo writes n messages "p{p}-{i}" to partition p of topic.
+func riProduceTo(t *testing.T, c *ktesting.Cluster, topic string, p, n int) {
+	t.Helper()
+	conn := dialLeader(t, newDialer(), c.Brokers[0], topic, p)
+	defer conn.Close()
+	msgs := make([]kafka.Message, n)
+	for i := range msgs {
+		msgs[i] = kafka.Message{Value: []byte(fmt.Sprintf("p%d-%d", p, i))}
+	}
+	if _, err := conn.WriteMessages(msgs...); err != nil {
+		t.Fatalf("producing to %s/%d: %v", topic, p, err)
+	}
+}
+
+// A group of two readers (one in rack b) shares three partitions: every
+// message is returned once, in partition order; a reader that joins later
+// starts after what the group committed.
+func TestReaderIntegrationGroup(t *testing.T) {
+	c := requireRackCluster(t)
+	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: 3})
+	for p := 0; p < 3; p++ {
+		riProduceTo(t, c, topic, p, 100)
+	}
+	group := "g-" + topic
+	ctx := testContext(t, 90*time.Second)
+	newGroupReader := func(rack string) *kafka.Reader {
+		return riReader(t, c, topic, func(cfg *kafka.ReaderConfig) {
+			cfg.Topic, cfg.GroupTopics = "", []string{topic}
+			cfg.GroupID, cfg.Rack = group, rack
+			cfg.HeartbeatInterval = 500 * time.Millisecond
+			cfg.JoinGroupBackoff = 500 * time.Millisecond
+			cfg.SessionTimeout = 10 * time.Second
+			cfg.RebalanceTimeout = 10 * time.Second
+		})
+	}
+	r1, r2 := newGroupReader(""), newGroupReader("b")
+	var mu sync.Mutex
+	seen := map[[2]int64]bool{}
+	next := map[int]int64{}
+	read := func(r *kafka.Reader) {
+		for {
+			mu.Lock()
+			done := len(seen) == 300
+			mu.Unlock()
+			if done {
+				return
+			}
+			short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			m, err := r.ReadMessage(short)
+			cancel()
+			if err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				continue
+			}
+			mu.Lock()
+			k := [2]int64{int64(m.Partition), m.Offset}
+			if seen[k] {
+				t.Errorf("partition %d offset %d returned twice", m.Partition, m.Offset)
+			}
+			if want, ok := next[m.Partition]; ok && m.Offset < want {
+				t.Errorf("partition %d: offset %d after %d", m.Partition, m.Offset, want-1)
+			}
+			if string(m.Value) != fmt.Sprintf("p%d-%d", m.Partition, m.Offset) {
+				t.Errorf("partition %d offset %d: %q", m.Partition, m.Offset, m.Value)
+			}
+			seen[k], next[m.Partition] = true, m.Offset+1
+			mu.Unlock()
+		}
+	}
+	var wg sync.WaitGroup
+	for _, r := range []*kafka.Reader{r1, r2} {
+		wg.Add(1)
+		go func(r *kafka.Reader) { defer wg.Done(); read(r) }(r)
+	}
+	wg.Wait()
+	if len(seen) != 300 {
+		t.Fatalf("%d of 300 messages returned", len(seen))
+	}
+	r1.Close()
+	r2.Close()
+
+	for p := 0; p < 3; p++ {
+		riProduceTo(t, c, topic, p, 101) // offsets 100..200 are "p{p}-0".."p{p}-100"
+	}
+	r3 := newGroupReader("")
+	for i := 0; i < 3; i++ {
+		m, err := r3.FetchMessage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Offset < 100 {
+			t.Fatalf("the group restarted at partition %d offset %d, before what it committed", m.Partition, m.Offset)
+		}
+	}
+}
