@@ -11,6 +11,7 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -60,7 +61,7 @@ func BenchmarkReader(b *testing.B) {
 			ctx := context.Background()
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
-			b.ResetTimer()
+			done := rbCount(b)
 			for i := 0; i < b.N; i++ {
 				m, err := r.FetchMessage(ctx)
 				if err != nil {
@@ -70,14 +71,14 @@ func BenchmarkReader(b *testing.B) {
 					r.SetOffset(0)
 				}
 			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+			done()
 		})
 		b.Run(fmt.Sprintf("FetchBatch/value=%dB", size), func(b *testing.B) {
 			r := rbSetup(b, size)
 			ctx := context.Background()
 			b.SetBytes(int64(size))
 			b.ReportAllocs()
-			b.ResetTimer()
+			done := rbCount(b)
 			for n := 0; n < b.N; {
 				batch, err := r.FetchBatch(ctx)
 				if err != nil {
@@ -88,7 +89,23 @@ func BenchmarkReader(b *testing.B) {
 					r.SetOffset(0)
 				}
 			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+			done()
 		})
+	}
+}
+
+// rbCount resets the timer and returns a func reporting records/s and
+// allocations per record (allocs/op rounds to an integer), fake broker
+// included.
+func rbCount(b *testing.B) func() {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	mallocs := ms.Mallocs
+	b.ResetTimer()
+	return func() {
+		b.StopTimer()
+		runtime.ReadMemStats(&ms)
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+		b.ReportMetric(float64(ms.Mallocs-mallocs)/float64(b.N), "allocs/record")
 	}
 }
