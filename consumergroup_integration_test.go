@@ -54,21 +54,27 @@ func cgiTopic(t *testing.T, c *ktesting.Cluster, partitions int) string {
 			conn.Close()
 		}
 	})
-	cl := newCluster(d, c.Brokers)
-	defer cl.close()
-	cgEventually(t, 30*time.Second, "leaders of "+topic, func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if cl.refresh(ctx, topic) != nil {
-			return false
-		}
-		ps, _ := cl.topicPartitions(topic)
-		for _, p := range ps {
-			if p.Leader.ID < 0 || p.Leader.Host == "" {
+	// Every broker must know the topic: the group leader may read metadata
+	// from any of them.
+	cgEventually(t, 30*time.Second, "every broker knowing the leaders of "+topic, func() bool {
+		for _, addr := range c.Brokers {
+			conn, err := d.Dial("tcp", addr)
+			if err != nil {
 				return false
 			}
+			conn.SetDeadline(time.Now().Add(5 * time.Second))
+			ps, err := conn.ReadPartitions(topic)
+			conn.Close()
+			if err != nil || len(ps) != partitions {
+				return false
+			}
+			for _, p := range ps {
+				if p.Leader.ID < 0 || p.Leader.Host == "" {
+					return false
+				}
+			}
 		}
-		return len(ps) == partitions
+		return true
 	})
 	return topic
 }

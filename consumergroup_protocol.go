@@ -250,14 +250,30 @@ func (cg *ConsumerGroup) assignPartitions(ctx context.Context, join *protocol.Jo
 		}
 	}
 	sort.Strings(topics)
-	rctx, cancel := context.WithTimeout(ctx, cg.config.Timeout)
-	err := cg.cl.refresh(rctx, topics...)
-	cancel()
-	if err != nil {
-		return nil, nil, err
-	}
 	// A topic that does not exist (yet) has no partitions to assign; the
-	// partition watcher rebalances once it appears.
+	// partition watcher rebalances once it appears. But a topic just
+	// created may only be missing from the answering broker's metadata for
+	// a moment: ask again briefly before leaving it unassigned.
+	for attempt := 1; ; attempt++ {
+		rctx, cancel := context.WithTimeout(ctx, cg.config.Timeout)
+		err := cg.cl.refresh(rctx, topics...)
+		cancel()
+		if err != nil {
+			return nil, nil, err
+		}
+		missing := 0
+		for _, t := range topics {
+			if _, ok := cg.cl.topicPartitions(t); !ok {
+				missing++
+			}
+		}
+		if missing == 0 || attempt == 3 {
+			break
+		}
+		if !sleep(ctx, backoff(attempt, 100*time.Millisecond, time.Second)) {
+			return nil, nil, ctx.Err()
+		}
+	}
 	var partitions []Partition
 	for _, t := range topics {
 		ps, _ := cg.cl.topicPartitions(t)

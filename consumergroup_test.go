@@ -870,3 +870,19 @@ func TestConsumerGroupSharedCluster(t *testing.T) {
 		t.Errorf("shared cluster unusable after Close: %v", err)
 	}
 }
+
+// A broker whose metadata does not show a topic just created yet: the
+// leader asks again before leaving the topic unassigned.
+func TestConsumerGroupLeaderRetriesMissingTopic(t *testing.T) {
+	c := cgFake(t, 1, 3)
+	b := c.Broker(1)
+	b.Script(protocol.Metadata, 1, fakebroker.Step{ErrorCode: int16(UnknownTopicOrPartition)})
+	cg := cgNew(t, cgConfig(c, "g-missing"))
+	gen := cgNext(t, cg, 5*time.Second)
+	if got := cgPartitions(gen, cgTopic); fmt.Sprint(got) != "[0 1 2]" {
+		t.Errorf("assigned %v, want all 3 partitions", got)
+	}
+	if n := b.Requests(protocol.Metadata); n < 2 {
+		t.Errorf("%d Metadata requests, want a retry", n)
+	}
+}
