@@ -17,50 +17,14 @@ import (
 //	(redial another broker, refresh metadata, check the position at the
 //	leader, back off).
 //
+// The router is the partition's replicaSelector (replica_selector.go), the
+// one routing state machine of the Reader, with or without a rack: without
+// one it never leaves the leader, but it still handles leader changes,
+// backoff and metadata refreshes the same way.
+//
 // Replicas therefore only change between batches. Offsets are resolved at
 // the leader (reader_offsets.go); a follower is only ever sent Fetch with
 // an absolute offset.
-
-// router decides where a partition's fetches go. replicaSelector (with a
-// rack) follows the leader's preferred read replica; leaderRouter (without)
-// always reads from the leader.
-type router interface {
-	next(ev routeEvent) routeDecision
-	current() int
-}
-
-// leaderRouter routes every fetch to the partition leader: on errors it
-// asks for fresh metadata, and when the leader (or its epoch) changes it
-// moves there and asks for the position to be checked (KIP-320).
-type leaderRouter struct {
-	leader int
-	epoch  int
-}
-
-func newLeaderRouter(p Partition) *leaderRouter {
-	return &leaderRouter{leader: p.Leader.ID, epoch: p.LeaderEpoch}
-}
-
-func (l *leaderRouter) current() int { return l.leader }
-
-func (l *leaderRouter) next(ev routeEvent) routeDecision {
-	d := routeDecision{Broker: l.leader}
-	switch ev.Kind {
-	case eventFetchError, eventDialFailed:
-		d.RefreshMetadata = true
-	case eventMetadata:
-		p := ev.Partition
-		if p.Leader.ID >= 0 && p.Leader.ID != l.leader {
-			l.leader = p.Leader.ID
-			d.Broker, d.Changed, d.Reason = l.leader, true, reasonLeaderChanged
-		}
-		if p.LeaderEpoch > l.epoch {
-			d.ValidateOffset = l.epoch >= 0
-			l.epoch = p.LeaderEpoch
-		}
-	}
-	return d
-}
 
 // fetcher reads one partition.
 type fetcher struct {
@@ -73,7 +37,7 @@ type fetcher struct {
 	epoch  int32 // leader epoch of the last record fetched (-1: none yet)
 
 	meta   Partition
-	router router
+	router *replicaSelector
 	routed int // broker of the last decision, for log lines
 
 	conn       *Conn
@@ -134,11 +98,7 @@ func (f *fetcher) initOnce(ctx context.Context) error {
 			return fmt.Errorf("looking up %s: %w", f.tp, UnknownTopicOrPartition)
 		}
 		f.meta = p
-		if f.r.config.Rack != "" {
-			f.router = newReplicaSelector(f.r.config.routing(), f.r.cooldown, p, f.now())
-		} else {
-			f.router = newLeaderRouter(p)
-		}
+		f.router = newReplicaSelector(f.r.config.routing(), f.r.cooldown, p, f.now())
 		f.routed = f.router.current()
 	}
 	if f.offset < 0 {

@@ -8,10 +8,12 @@ import (
 
 // The routing state machine of rack-aware fetching (KIP-392).
 //
-// One replicaSelector exists per partition a Reader fetches. It does no I/O,
-// starts no goroutine and never reads the clock: the fetcher reports what
-// happened (an event, carrying the time) and gets where to fetch next (a
-// decision). Switches happen only between batches, because the fetcher only
+// One replicaSelector exists per partition a Reader fetches, whether or not
+// the Reader has a rack: without one it never leaves the leader, but leader
+// changes, backoff and metadata refreshes go through the same transitions.
+// It does no I/O, starts no goroutine and never reads the clock: the
+// fetcher reports what happened (an event, carrying the time) and gets
+// where to fetch next (a decision). Switches happen only between batches, because the fetcher only
 // asks between batches: records already fetched are always delivered.
 //
 // Transition table. L is the leader, F a follower, X the replica the leader

@@ -193,6 +193,20 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 		{name: "empty rack ignores a named replica", cfg: &noRack, ev: evNamed(0, 1, 2), want: routeDecision{Broker: 1}},
 		{name: "empty rack follows a leader change", cfg: &noRack, ev: evMeta(time.Second, rsPart(3, 6, 1, 2, 3)),
 			want: routeDecision{Broker: 3, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
+		// Without a rack the selector is the Reader's leader-only router.
+		{name: "empty rack: leader epoch bump validates the position", cfg: &noRack, ev: evMeta(time.Second, rsPart(1, 6, 1, 2, 3)),
+			want: routeDecision{Broker: 1, Reason: reasonLeaderChanged, ValidateOffset: true}},
+		{name: "empty rack: leader disconnect refreshes and backs off", cfg: &noRack, ev: evErr(0, 1, io.EOF),
+			want: routeDecision{Broker: 1, Reason: reasonLeaderError, RefreshMetadata: true, Backoff: 100 * time.Millisecond}},
+		{name: "empty rack: leader dial failure refreshes and backs off", cfg: &noRack, ev: evDial(0, 1),
+			want: routeDecision{Broker: 1, Reason: reasonLeaderError, RefreshMetadata: true, Backoff: 100 * time.Millisecond}},
+		{name: "empty rack: not leader refreshes", cfg: &noRack, ev: evErr(0, 1, NotLeaderForPartition),
+			want: routeDecision{Broker: 1, Reason: reasonLeaderError, RefreshMetadata: true, Backoff: 100 * time.Millisecond}},
+		{name: "empty rack: metadata without a leader waits", cfg: &noRack, ev: evMeta(0, rsPart(-1, 6, 2, 3)),
+			want: routeDecision{Broker: 1, Reason: reasonLeaderError, RefreshMetadata: true, Backoff: 100 * time.Millisecond}},
+		{name: "empty rack: a named replica never omits the rack or backs off", cfg: &noRack,
+			setup: []routeEvent{evNamed(0, 1, 4), evNamed(time.Second, 1, 4)}, ev: evNamed(2*time.Second, 1, 2),
+			want: routeDecision{Broker: 1}},
 
 		// 2. The leader names a replica.
 		{name: "leader names an in-sync replica", ev: evNamed(0, 1, 2),
