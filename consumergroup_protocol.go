@@ -115,26 +115,6 @@ func (cg *ConsumerGroup) generationOver(c *Conn, err error) bool {
 		errors.Is(err, UnknownMemberId) || errors.Is(err, FencedInstanceID) || coordinatorLost(c, err)
 }
 
-// roundTripOwned is roundTrip for the responses whose byte fields alias
-// the response frame (JoinGroup's member metadata, SyncGroup's
-// assignment): the frame is not handed back to the Conn for reuse, so
-// those bytes stay valid after later requests on the connection.
-func roundTripOwned(ctx context.Context, c *Conn, req protocol.Request) (protocol.Response, int16, error) {
-	vs, err := c.apiVersions()
-	if err != nil {
-		return nil, 0, err
-	}
-	v, err := vs.Pick(req, -1)
-	if err != nil {
-		return nil, 0, err
-	}
-	resp := req.NewResponse()
-	if _, err := c.exchangeRetain(ctx, req, resp, v); err != nil {
-		return nil, v, err
-	}
-	return resp, v, nil
-}
-
 // joinGroup sends JoinGroup until the coordinator takes the member: a
 // coordinator that requires a member id (KIP-394) names one to rejoin
 // with, and one that forgot the member's id gets a join without it.
@@ -155,7 +135,7 @@ func (cg *ConsumerGroup) joinGroup(ctx context.Context, conn *Conn) (*protocol.J
 		// The coordinator holds the answer until every member rejoined,
 		// up to the rebalance timeout.
 		rctx, cancel := context.WithTimeout(ctx, cg.config.Timeout+cg.config.RebalanceTimeout)
-		resp, _, err := roundTripOwned(rctx, conn, req)
+		resp, _, err := conn.roundTrip(rctx, req, -1)
 		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("joining group %s: %w", cg.config.ID, err)
@@ -319,7 +299,7 @@ func (cg *ConsumerGroup) syncGroup(ctx context.Context, conn *Conn, join *protoc
 	// The coordinator holds the answer of the others until the leader
 	// synced, up to the session timeout.
 	rctx, cancel := context.WithTimeout(ctx, cg.config.Timeout+cg.config.SessionTimeout)
-	resp, _, err := roundTripOwned(rctx, conn, req)
+	resp, _, err := conn.roundTrip(rctx, req, -1)
 	cancel()
 	if err != nil {
 		return nil, fmt.Errorf("syncing group %s: %w", cg.config.ID, err)

@@ -81,9 +81,13 @@ func (c *Conn) roundTrip(ctx context.Context, req protocol.Request, limit int16)
 // resp means the request has no response (Produce with acks=0). Requests on
 // one Conn are serialized: the response is read before the lock is released,
 // so correlation ids never interleave.
+//
+// The response keeps its frame: byte fields decoded from it (JoinGroup
+// metadata, SyncGroup assignments, SASL tokens) alias the frame, so it is
+// never recycled here. Only the fetch path, whose Batch knows when nothing
+// points into its frame any more, hands buffers back (releaseBuffer).
 func (c *Conn) exchange(ctx context.Context, req protocol.Request, resp protocol.Response, v int16) error {
-	body, err := c.exchangeRetain(ctx, req, resp, v)
-	c.releaseBuffer(body)
+	_, err := c.exchangeRetain(ctx, req, resp, v)
 	return err
 }
 
