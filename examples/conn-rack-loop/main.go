@@ -1,4 +1,4 @@
-// Command rack-reader shows rack-aware follower fetching (KIP-392) with the
+// Command conn-rack-loop shows rack-aware follower fetching (KIP-392) with the
 // low-level Conn API: it writes messages to a topic whose partitions are led
 // in every rack, then reads them all back from a client in one rack,
 // following the leader's preferred read replica, and reports how many bytes
@@ -12,7 +12,7 @@
 //   - switch only between batches, never dropping records in hand;
 //   - on any follower error go back to the leader, which decides resets.
 //
-// Usage: KAFKA_BROKERS=host:port,... go run ./examples/rack-reader -rack b
+// Usage: KAFKA_BROKERS=host:port,... go run ./examples/conn-rack-loop -rack b
 package main
 
 import (
