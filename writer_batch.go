@@ -137,6 +137,9 @@ func (c *writerCore) enqueue(msgs []Message, parts []topicPartition, sync bool) 
 		refs = make([]batchRef, len(msgs))
 	}
 	now := time.Now()
+	// Messages without a time get now, at the millisecond precision Kafka
+	// stores, so Completion reports the time that is in the log.
+	stamp := time.UnixMilli(now.UnixMilli())
 	maxSize, maxBytes := c.w.batchSize(), c.w.batchBytes()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -155,7 +158,7 @@ func (c *writerCore) enqueue(msgs []Message, parts []topicPartition, sync bool) 
 		m := msgs[i]
 		m.Topic, m.Partition = parts[i].topic, parts[i].partition
 		if m.Time.IsZero() {
-			m.Time = now
+			m.Time = stamp
 		}
 		b, pos := c.add(pw, m, messageSize(&msgs[i]), now, maxSize, maxBytes)
 		if sync {
