@@ -5,6 +5,7 @@
 #                      is set), then every fuzz target for TEST_FUZZTIME
 #   make test-unit     unit tests only: -short, KAFKA_BROKERS unset
 #   make test-matrix   the test suite once per Kafka version line in MATRIX, each on a fresh cluster
+#                      (PKGS=./testing/... for the harness alone)
 #   make bench         benchmarks
 #   make fuzz          every Fuzz* target for FUZZTIME
 #   make example       the rack-reader example against the cluster
@@ -19,8 +20,10 @@ WITH_CLUSTER := testing/cluster/with-cluster
 
 # One run of the whole suite, integration tests included, must end within this.
 TEST_TIMEOUT ?= 20m
-# Extra flags for go test in test, test-unit and test-matrix (CI passes -v to count results).
+# Extra flags for go test in test, test-unit and test-matrix (CI passes -v to count results), and the
+# packages they test.
 GOTESTFLAGS ?=
+PKGS ?= ./...
 FUZZTIME ?= 10s
 # How long `make test` runs each fuzz target.
 TEST_FUZZTIME ?= 5s
@@ -56,10 +59,10 @@ test:
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
 
 test-go:
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) ./...
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) $(PKGS)
 
 test-unit:
-	env -u KAFKA_BROKERS $(GO) test -short -timeout 10m $(GOTESTFLAGS) ./...
+	env -u KAFKA_BROKERS $(GO) test -short -timeout 10m $(GOTESTFLAGS) $(PKGS)
 
 test-matrix:
 	@failed=""; \
