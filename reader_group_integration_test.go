@@ -889,3 +889,97 @@ func TestReaderGroupIntegrationMembers(t *testing.T) {
 		}
 	}
 }
+
+// ReadMessage commits what it returns: at once by default (the offset is
+// committed when ReadMessage returns), every CommitInterval otherwise (a
+// handful of commits for many messages, caught up within an interval, and
+// flushed by Close). Either way the committed offset is exactly one past
+// the last message returned, never beyond.
+func TestReaderGroupIntegrationReadMessageCommits(t *testing.T) {
+	c := rgiCluster(t)
+	const parts, n = 2, 100
+	for _, interval := range []time.Duration{0, 500 * time.Millisecond} {
+		t.Run(fmt.Sprintf("CommitInterval=%v", interval), func(t *testing.T) {
+			topic := rgiTopic(t, c, parts)
+			group := "g-" + topic
+			prod := newRgiProducer(t, c, topic)
+			prod.produce(parts, n)
+			frames := newRgiFrames()
+			r := rgiReader(t, c, "r", group, topic, frames, func(cfg *ReaderConfig) { cfg.CommitInterval = interval })
+			ctx := rgiCtx(t, 60*time.Second)
+
+			next := map[int]int64{}
+			read := func(count int) {
+				t.Helper()
+				for i := 0; i < count; i++ {
+					m, err := r.ReadMessage(ctx)
+					if err != nil {
+						t.Fatalf("ReadMessage: %v", err)
+					}
+					if want := next[m.Partition]; m.Offset != want {
+						t.Fatalf("partition %d: offset %d, want %d", m.Partition, m.Offset, want)
+					}
+					next[m.Partition] = m.Offset + 1
+					if interval == 0 && i%25 == 0 {
+						// Synchronous: committed before ReadMessage returned.
+						if got := rgiCommitted(t, c, group, topic, parts)[m.Partition]; got != m.Offset+1 {
+							t.Fatalf("partition %d: committed %d right after ReadMessage returned offset %d", m.Partition, got, m.Offset)
+						}
+					}
+				}
+			}
+			// waitCommitted polls until the committed offsets reach next,
+			// then requires them to be exactly next.
+			waitCommitted := func(within time.Duration) time.Duration {
+				t.Helper()
+				start := time.Now()
+				var got map[int]int64
+				rgiEventually(t, within, "the commits catching up", func() bool {
+					got = rgiCommitted(t, c, group, topic, parts)
+					for p := 0; p < parts; p++ {
+						if got[p] < next[p] {
+							return false
+						}
+					}
+					return true
+				})
+				for p := 0; p < parts; p++ {
+					if got[p] != next[p] {
+						t.Errorf("partition %d: committed %d, but the last message returned is %d", p, got[p], next[p]-1)
+					}
+				}
+				return time.Since(start)
+			}
+
+			rgiWaitStable(t, 30*time.Second, topic, parts, r)
+			start := time.Now()
+			read(parts * n)
+			readTime := time.Since(start)
+			commits := frames.count(protocol.OffsetCommit, start, time.Now())
+			t.Logf("%d messages read in %v with %d OffsetCommit requests", parts*n, readTime, commits)
+			if interval == 0 {
+				if commits < parts*n {
+					t.Errorf("%d OffsetCommit requests for %d messages read with synchronous commits", commits, parts*n)
+				}
+				waitCommitted(0)
+				return
+			}
+			if limit := int(readTime/interval) + 2; commits > limit {
+				t.Errorf("%d OffsetCommit requests in %v with CommitInterval %v, want <= %d", commits, readTime, interval, limit)
+			}
+			lag := waitCommitted(2*interval + 2*time.Second)
+			t.Logf("commits caught up %v after the last ReadMessage", lag)
+			// Nothing more is committed while nothing is read.
+			before := frames.count(protocol.OffsetCommit, time.Time{}, time.Now())
+			rgiEventually(t, 5*time.Second, "two more commit intervals", func() bool { return time.Since(start) > readTime+lag+2*interval })
+			if after := frames.count(protocol.OffsetCommit, time.Time{}, time.Now()); after != before {
+				t.Errorf("%d OffsetCommit requests while nothing was read", after-before)
+			}
+			// Close flushes what was read since the last tick.
+			prod.produce(parts, 10)
+			read(parts * 10)
+			r.Close()
+			waitCommitted(0)
+		})
+	}
+}
