@@ -63,21 +63,49 @@ func (cl *cluster) refresh(ctx context.Context, topics ...string) error {
 	if topics == nil {
 		topics = []string{} // brokers only; callers name the topics they need
 	}
-	var lastErr error
-	for _, c := range cl.controlCandidates(ctx) {
+	err := cl.withControl(ctx, func(c *Conn) error {
 		md, err := c.metadata(ctx, topics)
-		if err != nil {
-			lastErr = err
-			cl.dropConn(c)
-			continue
+		if err == nil {
+			cl.merge(md.Brokers, md.Topics)
 		}
-		cl.merge(md.Brokers, md.Topics)
-		return nil
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("refreshing metadata for %v: %w", topics, err)
+	}
+	return nil
+}
+
+// withControl runs fn on a control connection to any broker. Control
+// connections are shared, and a request abandoned by another caller's
+// cancelled context closes the connection under everyone using it; so a
+// failure of the connection itself (not a Kafka error, not this caller's
+// context) drops it and fn runs again on a fresh one, a few times.
+func (cl *cluster) withControl(ctx context.Context, fn func(*Conn) error) error {
+	var lastErr error
+	for round := 0; round < 4; round++ {
+		cands := cl.controlCandidates(ctx)
+		if len(cands) == 0 {
+			break
+		}
+		c := cands[0]
+		err := fn(c)
+		if err == nil {
+			return nil
+		}
+		lastErr = err
+		var kerr Error
+		if ctx.Err() != nil || errors.As(err, &kerr) {
+			return err
+		}
+		cl.dropConn(c)
 	}
 	if lastErr == nil {
-		lastErr = fmt.Errorf("no broker reachable among %v", cl.bootstrap)
+		if lastErr = ctx.Err(); lastErr == nil {
+			lastErr = fmt.Errorf("no broker reachable among %v", cl.bootstrap)
+		}
 	}
-	return fmt.Errorf("refreshing metadata for %v: %w", topics, lastErr)
+	return lastErr
 }
 
 // controlCandidates returns connections to try for a metadata request: the
