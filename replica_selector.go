@@ -17,14 +17,20 @@ import (
 // asks between batches: records already fetched are always delivered.
 //
 // Transition table. L is the leader, F a follower, X the replica the leader
-// names as preferred. Every change of replica counts against the flap
-// budget; only moves to a follower are ever refused for it.
+// names as preferred. The flap budget counts leases, i.e. moves to a
+// follower, and only they are ever refused for it. Moves back to the leader
+// (a failure, the TTL, a leader change) are never refused and do not count:
+// a failing follower is already kept away by its cooldown, and counting the
+// way back too would keep reads off a recovered follower for a minute. A
+// renewal, the leader's first answer after the TTL took reads from F naming
+// F again, is not a new lease either (it happens at most once per TTL).
 //
 //	on   event                                      → decision
 //	L    fetched from L, X usable (*)               → F=X for PreferenceTTL      reasonPreferred
 //	L    fetched from L, X not in ISR / no host     → L, RefreshMetadata         reasonUnknownReplica
 //	L    fetched from L, X cooling down             → L                          reasonCoolingDown
 //	L    fetched from L, flap budget used up        → L                          reasonFlapDamped
+//	L    fetched from L, X = F the TTL just left    → F=X, a renewal (*)         reasonPreferred
 //	L    fetched from L, -1 (or Rack == "")         → L
 //	L    leadership/epoch error or disconnect of L  → L, RefreshMetadata, Backoff (grows, bounded)
 //	L    dial failure of L                          → L, RefreshMetadata, Backoff (grows, bounded)
@@ -43,11 +49,12 @@ import (
 //	any  metadata without a leader                  → unchanged, RefreshMetadata, Backoff
 //
 // (*) usable: in the ISR of the latest metadata, with a host there, not
-// offline, not cooling down, and fewer than MaxSwitchesPerMinute changes of
-// replica in the last 60 s. Follower errors that hint at stale metadata
-// (not leader, unknown topic, replica/storage trouble, fenced or unknown
-// leader epoch) also ask for RefreshMetadata; a follower's OffsetOutOfRange
-// only sends the partition back to the leader, which alone decides resets.
+// offline, not cooling down, and fewer than MaxSwitchesPerMinute leases in
+// the last 60 s (a renewal needs no room in the budget, and uses none).
+// Follower errors that hint at stale metadata (not leader, unknown topic,
+// replica/storage trouble, fenced or unknown leader epoch) also ask for
+// RefreshMetadata; a follower's OffsetOutOfRange only sends the partition
+// back to the leader, which alone decides resets.
 // Offsets are only ever resolved at the leader: ValidateOffset always comes
 // with Broker = the leader.
 //
@@ -155,8 +162,8 @@ type routingConfig struct {
 	// Cooldown is how long a failed replica is not used (default 5 minutes).
 	Cooldown time.Duration
 
-	// MaxSwitchesPerMinute damps flapping: a partition changes replica at
-	// most this often, whatever the brokers say (default 4).
+	// MaxSwitchesPerMinute damps flapping: a partition moves its reads to
+	// a follower at most this often, whatever the brokers say (default 4).
 	MaxSwitchesPerMinute int
 
 	// FollowerBackoffMin/Max bound the wait when a follower has nothing yet
@@ -231,7 +238,11 @@ type replicaSelector struct {
 	now    time.Time // the latest event time seen; time never goes back
 
 	pinnedAt time.Time   // when the preference for cur (a follower) was set
-	switches []time.Time // changes of replica within routeSwitchWindow, oldest first
+	switches []time.Time // leases (moves to a follower) within routeSwitchWindow, oldest first
+	// renew is the follower the TTL just took reads from (-1: none): if
+	// the leader's next answer names it, that renews the lease, off the
+	// budget. Any other answer of the leader, or another move, clears it.
+	renew int
 
 	emptyStreak  int // consecutive empty answers of the follower at its HW
 	leaderErrors int // consecutive failures of the leader
@@ -258,6 +269,7 @@ func newReplicaSelector(cfg routingConfig, cooldown *cooldownCache, p Partition,
 		cur:      p.Leader.ID,
 		now:      now,
 		held:     -1,
+		renew:    -1,
 	}
 }
 
@@ -309,34 +321,36 @@ func (s *replicaSelector) next(ev routeEvent) routeDecision {
 }
 
 // route moves reads to broker b (a no-op when already there) and labels
-// the decision.
+// the decision. Leases are counted by the caller (onLeaderAnswer).
 func (s *replicaSelector) route(d *routeDecision, b int, reason routeReason, now time.Time) {
 	d.Reason = reason
 	if b == s.cur {
 		return
 	}
+	s.renew = -1
+	if reason == reasonTTL {
+		s.renew = s.cur
+	}
 	s.cur = b
-	s.pruneSwitches(now)
-	s.switches = append(s.switches, now)
 	s.emptyStreak = 0
 	d.Backoff = 0 // a new replica is asked at once
 }
 
-// budgetLeft reports whether a move to a follower fits the flap budget at
-// now and, when not, when it will.
+// budgetLeft reports whether a lease fits the flap budget at now and, when
+// not, when it will.
 func (s *replicaSelector) budgetLeft(now time.Time) (bool, time.Time) {
 	s.pruneSwitches(now)
 	n, limit := len(s.switches), s.cfg.MaxSwitchesPerMinute
 	if n < limit {
 		return true, time.Time{}
 	}
-	// Forced moves (failures, leader changes) may have overdrawn the
-	// budget: n-limit+1 changes must leave the window, the last of them
-	// being switches[n-limit].
+	// A smaller MaxSwitchesPerMinute cannot occur, but be exact anyway:
+	// n-limit+1 leases must leave the window, the last of them being
+	// switches[n-limit].
 	return false, s.switches[n-limit].Add(routeSwitchWindow)
 }
 
-// pruneSwitches forgets the changes that left the window ending at now.
+// pruneSwitches forgets the leases that left the window ending at now.
 func (s *replicaSelector) pruneSwitches(now time.Time) {
 	cut := now.Add(-routeSwitchWindow)
 	i := 0
@@ -401,6 +415,8 @@ func (s *replicaSelector) onFetched(ev routeEvent, now time.Time, d *routeDecisi
 // authoritative: its -1 means "come back", a name is a candidate.
 func (s *replicaSelector) onLeaderAnswer(ev routeEvent, now time.Time, d *routeDecision) {
 	x := ev.Preferred
+	renewal := x >= 0 && x == s.renew
+	s.renew = -1
 	if s.cfg.Rack == "" || x < 0 || x == s.leader {
 		s.refusals = 0
 		if s.cur != s.leader {
@@ -430,11 +446,14 @@ func (s *replicaSelector) onLeaderAnswer(ev routeEvent, now time.Time, d *routeD
 		refuse(reasonCoolingDown, until)
 		return
 	}
-	if x != s.cur {
+	lease := x != s.cur && !renewal
+	if lease {
 		if ok, until := s.budgetLeft(now); !ok {
 			refuse(reasonFlapDamped, until)
 			return
 		}
+		s.pruneSwitches(now)
+		s.switches = append(s.switches, now)
 	}
 	s.refusals = 0
 	s.held = -1

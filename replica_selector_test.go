@@ -170,16 +170,21 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 	offline3 := rsOffline(rsDefault, 3)
 	unknownEpoch := rsPart(1, -1, 1, 2, 3)
 	cool2 := func(c *cooldownCache) { c.fail(2, rsT0, 5*time.Minute) }
-	// Four changes in two seconds: the default budget is used up.
-	flapped := []routeEvent{evNamed(0, 1, 2), evTick(time.Second), evNamed(time.Second, 1, 2), evTick(2 * time.Second)}
-	// Two voluntary changes, then two leader changes (always followed):
-	// four changes against a budget of two; the naming at 3s is refused
-	// until the change at 2s ages out.
+	// lease: the leader names 2, then says -1 (reads come back).
+	lease := func(at time.Duration) []routeEvent {
+		return []routeEvent{evNamed(at, 1, 2), evFetch(at+300*time.Millisecond, 1, -1)}
+	}
+	// Four leases in four seconds: the default budget is used up.
+	flapped := rsEvents(lease(0), lease(time.Second), lease(2*time.Second), lease(3*time.Second))
+	// One lease, the TTL, then two leader changes (always followed, like
+	// every move back to the leader): none of them uses the budget.
 	ttl1sMax2 := routingConfig{Rack: "b", PreferenceTTL: time.Second, MaxSwitchesPerMinute: 2}
-	overdrawn := []routeEvent{evNamed(0, 1, 2), evTick(time.Second), evMeta(2*time.Second, rsPart(3, 6, 1, 2, 3)),
-		evMeta(3*time.Second, rsPart(1, 7, 1, 2, 3)), evNamed(3*time.Second, 1, 2)}
-	// Three changes, ending on the follower.
-	flapped3 := []routeEvent{evNamed(0, 1, 2), evTick(time.Second), evNamed(time.Second, 1, 2)}
+	forced := []routeEvent{evNamed(0, 1, 2), evTick(time.Second), evMeta(2*time.Second, rsPart(3, 6, 1, 2, 3)),
+		evMeta(3*time.Second, rsPart(1, 7, 1, 2, 3))}
+	ttl1sMax1 := routingConfig{Rack: "b", PreferenceTTL: time.Second, MaxSwitchesPerMinute: 1}
+	// Three leases, ending on the follower (pinned at 1.2s).
+	flapped3 := []routeEvent{evNamed(0, 1, 2), evFetch(300*time.Millisecond, 1, -1), evNamed(600*time.Millisecond, 1, 2),
+		evFetch(900*time.Millisecond, 1, -1), evNamed(1200*time.Millisecond, 1, 2)}
 	empties := func(n int) []routeEvent {
 		return rsRepeat(n, func(i int) routeEvent { return evEmpty(time.Duration(i+1)*time.Second, 2, 100, 100) })
 	}
@@ -391,31 +396,44 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 		{name: "metadata without a leader", ev: evMeta(0, rsPart(-1, 6, 2, 3)),
 			want: routeDecision{Broker: 1, Reason: reasonLeaderError, RefreshMetadata: true, Backoff: 100 * time.Millisecond}},
 
-		// 8. Flap damping.
-		{name: "budget used up: a move to a follower is refused", cfg: &ttl1s, setup: flapped, ev: evNamed(2*time.Second, 1, 2),
+		// 8. Flap damping: the budget counts leases (moves to a follower).
+		{name: "budget used up: a move to a follower is refused", cfg: &ttl1s, setup: flapped, ev: evNamed(4*time.Second, 1, 2),
 			want: routeDecision{Broker: 1, Reason: reasonFlapDamped, Backoff: 50 * time.Millisecond, OmitRack: true}},
 		{name: "budget used up: the rack is omitted until a slot frees", cfg: &ttl1s,
-			setup: rsEvents(flapped, []routeEvent{evNamed(2*time.Second, 1, 2)}), ev: evTick(time.Minute - time.Nanosecond),
+			setup: rsEvents(flapped, []routeEvent{evNamed(4*time.Second, 1, 2)}), ev: evTick(time.Minute - time.Nanosecond),
 			want: routeDecision{Broker: 1, OmitRack: true}},
-		{name: "budget frees 60s after the oldest change", cfg: &ttl1s,
-			setup: rsEvents(flapped, []routeEvent{evNamed(2*time.Second, 1, 2)}), ev: evNamed(time.Minute, 1, 2),
+		{name: "budget frees 60s after the oldest lease", cfg: &ttl1s,
+			setup: rsEvents(flapped, []routeEvent{evNamed(4*time.Second, 1, 2)}), ev: evNamed(time.Minute, 1, 2),
 			want: routeDecision{Broker: 2, Changed: true, Reason: reasonPreferred}},
-		{name: "budget overdrawn by forced moves: the rack is omitted until enough changes age out", cfg: &ttl1sMax2,
-			setup: overdrawn, ev: evTick(61 * time.Second), want: routeDecision{Broker: 1, OmitRack: true}},
-		{name: "budget overdrawn by forced moves: refused while the window holds too many", cfg: &ttl1sMax2,
-			setup: overdrawn, ev: evNamed(62*time.Second-time.Nanosecond, 1, 2),
-			want: routeDecision{Broker: 1, Reason: reasonFlapDamped, Backoff: 100 * time.Millisecond, OmitRack: true}},
-		{name: "budget overdrawn by forced moves: frees once they aged out", cfg: &ttl1sMax2,
-			setup: overdrawn, ev: evNamed(62*time.Second, 1, 2),
+		{name: "forced moves do not use the budget", cfg: &ttl1sMax2, setup: forced, ev: evNamed(3*time.Second, 1, 2),
 			want: routeDecision{Broker: 2, Changed: true, Reason: reasonPreferred}},
+		{name: "follower failures do not use the budget", cfg: &routingConfig{Rack: "b", Cooldown: time.Second, MaxSwitchesPerMinute: 3},
+			setup: []routeEvent{evNamed(0, 1, 2), evDial(500*time.Millisecond, 2), evNamed(2*time.Second, 1, 2), evDial(2500*time.Millisecond, 2)},
+			ev:    evNamed(4*time.Second, 1, 2), want: routeDecision{Broker: 2, Changed: true, Reason: reasonPreferred}},
+		{name: "a TTL renewal is off the budget", cfg: &ttl1sMax1, setup: []routeEvent{evNamed(0, 1, 2), evTick(time.Second)},
+			ev: evNamed(time.Second, 1, 2), want: routeDecision{Broker: 2, Changed: true, Reason: reasonPreferred}},
+		{name: "TTL renewals go on with a budget of one", cfg: &ttl1sMax1,
+			setup: []routeEvent{evNamed(0, 1, 2), evTick(time.Second), evNamed(time.Second, 1, 2), evTick(2 * time.Second)},
+			ev:    evNamed(2*time.Second, 1, 2), want: routeDecision{Broker: 2, Changed: true, Reason: reasonPreferred}},
+		{name: "a renewal is the same replica only", cfg: &ttl1sMax1, setup: []routeEvent{evNamed(0, 1, 2), evTick(time.Second)},
+			ev: evNamed(time.Second, 1, 3), want: routeDecision{Broker: 1, Reason: reasonFlapDamped, Backoff: 50 * time.Millisecond, OmitRack: true}},
+		{name: "a renewal is the leader's first answer only", cfg: &ttl1sMax1,
+			setup: []routeEvent{evNamed(0, 1, 2), evTick(time.Second), evFetch(time.Second, 1, -1)},
+			ev:    evNamed(2*time.Second, 1, 2), want: routeDecision{Broker: 1, Reason: reasonFlapDamped, Backoff: 50 * time.Millisecond, OmitRack: true}},
+		{name: "a renewal is refused while the follower cools down", cfg: &ttl1sMax1,
+			setup: []routeEvent{evNamed(0, 1, 2), evTick(time.Second)},
+			mid:   func(s *replicaSelector) { s.cooldown.fail(2, rsT0.Add(time.Second), time.Minute) },
+			ev:    evNamed(time.Second, 1, 2), want: routeDecision{Broker: 1, Reason: reasonCoolingDown, Backoff: 50 * time.Millisecond, OmitRack: true}},
 		{name: "budget used up: back to the leader on failure", cfg: &ttl1sMax3, setup: flapped3, ev: evDial(1500*time.Millisecond, 2),
 			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed}},
 		{name: "budget used up: a leader change is followed", cfg: &ttl1sMax3, setup: flapped3, ev: evMeta(1500*time.Millisecond, rsPart(3, 6, 1, 2, 3)),
 			want: routeDecision{Broker: 3, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
 		{name: "budget used up: the follower leaving the ISR is followed", cfg: &ttl1sMax3, setup: flapped3, ev: evMeta(1500*time.Millisecond, rsPart(1, 5, 1, 3)),
 			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerGone}},
-		{name: "budget used up: TTL still ends the pin", cfg: &ttl1sMax3, setup: flapped3, ev: evTick(2 * time.Second),
+		{name: "budget used up: TTL still ends the pin", cfg: &ttl1sMax3, setup: flapped3, ev: evTick(2200 * time.Millisecond),
 			want: routeDecision{Broker: 1, Changed: true, Reason: reasonTTL}},
+		{name: "budget used up: a renewal still happens", cfg: &ttl1sMax3, setup: rsEvents(flapped3, []routeEvent{evTick(2200 * time.Millisecond)}),
+			ev: evNamed(2300*time.Millisecond, 1, 2), want: routeDecision{Broker: 2, Changed: true, Reason: reasonPreferred}},
 	}
 
 	// 4. Every follower error sends reads back to the leader at once;
@@ -741,8 +759,11 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 	other := newReplicaSelector(cfg, c, mPart, rsT0) // another partition sharing the cache
 	s := newReplicaSelector(cfg, c, mPart, rsT0)
 	now := rsT0
-	var toFollower []time.Time
+	var toFollower []time.Time // leases: moves to a follower that are not TTL renewals
 	var pinStart time.Time
+	// mRenew is the follower the TTL just took reads from, until the
+	// leader's next answer: naming it again is a renewal, off the budget.
+	mRenew := -1
 
 	for i := 0; i < steps; i++ {
 		switch r := rng.Intn(100); {
@@ -823,8 +844,19 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 			mPart = ev.Partition
 		}
 		newLeader := mPart.Leader.ID
+		leaderAnswer := ev.Kind == eventFetched && ev.Broker == leader
+		renewal := leaderAnswer && ev.Preferred >= 0 && ev.Preferred == mRenew
+		if leaderAnswer {
+			mRenew = -1
+		}
 
 		d := s.next(ev)
+		if d.Changed {
+			mRenew = -1
+			if d.Reason == reasonTTL {
+				mRenew = prev
+			}
+		}
 		fail := func(format string, args ...interface{}) {
 			t.Helper()
 			t.Fatalf("step %d (+%v) event %+v after %d:\n decision %+v\n %s", i, now.Sub(rsT0), ev, prev, d, fmt.Sprintf(format, args...))
@@ -869,7 +901,10 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 			if now.Sub(pinStart) >= cfg.PreferenceTTL {
 				fail("pinned since +%v, beyond the TTL %v", pinStart.Sub(rsT0), cfg.PreferenceTTL)
 			}
-			if d.Changed {
+			if d.Changed && renewal && d.Broker != ev.Preferred {
+				fail("a renewal moved elsewhere")
+			}
+			if d.Changed && !renewal {
 				toFollower = append(toFollower, now)
 				n := 0
 				for _, at := range toFollower {
