@@ -55,15 +55,19 @@ func newWriterCore(w *Writer) (*writerCore, error) {
 	if rt == nil {
 		rt = DefaultTransport
 	}
-	if t, ok := rt.(*Transport); ok && t != nil {
+	if t, ok := rt.(*Transport); ok {
+		if t == nil {
+			return nil, errors.New("kafka.(*Writer): Transport is a nil *Transport")
+		}
 		c.tc = t.acquire(w.Addr)
 		c.release = func() { t.release(c.tc) }
-	} else if rt != nil {
-		c.tc = newTransportCluster(nil, w.Addr, rt)
-		c.release = func() {}
-	} else {
+		return c, nil
+	}
+	if rt == nil {
 		return nil, errors.New("kafka.(*Writer): no Transport (DefaultTransport is nil)")
 	}
+	c.tc = newTransportCluster(nil, w.Addr, rt)
+	c.release = func() {}
 	return c, nil
 }
 
@@ -254,8 +258,13 @@ func (c *writerCore) schedule(pw *partWriter) {
 			defer c.workers.Done()
 			c.mu.Lock()
 			b := c.head(pw)
+			if b == nil {
+				pw.busy = false
+			}
 			c.mu.Unlock()
-			c.failed(pw, b, err)
+			if b != nil {
+				c.failed(pw, b, err)
+			}
 		}()
 		return
 	}
@@ -278,9 +287,6 @@ func (c *writerCore) schedule(pw *partWriter) {
 // complete ends a batch that was sent (or could not be): Completion, then
 // the next batch of the partition, then the waiters.
 func (c *writerCore) complete(pw *partWriter, b *writeBatch, err error) {
-	if err != nil {
-		c.stats.errors.observe(1)
-	}
 	if f := c.w.Completion; f != nil {
 		f(b.msgs, err)
 	}
@@ -319,6 +325,7 @@ func (c *writerCore) failed(pw *partWriter, b *writeBatch, err error) {
 	w := c.w
 	key := pw.key
 	b.attempts++
+	c.stats.errors.observe(1)
 	w.withErrorLogger(func(l Logger) {
 		l.Printf("error writing %d messages to %s (partition %d, attempt %d): %s", len(b.msgs), key.topic, key.partition, b.attempts, err)
 	})
@@ -534,6 +541,7 @@ func (bw *brokerWriter) send(broker Broker, items []sendItem) {
 		start := len(bw.buf)
 		buf, err := bb.AppendTo(bw.buf)
 		if err != nil {
+			c.stats.errors.observe(1)
 			c.complete(it.pw, b, fmt.Errorf("%w of %d messages for %s/%d: %v", errEncode, len(b.msgs), b.key.topic, b.key.partition, err))
 			continue
 		}

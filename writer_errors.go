@@ -60,6 +60,19 @@ func (err WriteErrors) Count() int {
 	return n
 }
 
+// Unwrap returns the non-nil errors, so that errors.Is and errors.As look
+// into them: errors.Is(err, kafka.NotLeaderForPartition) holds when some
+// message failed with it.
+func (err WriteErrors) Unwrap() []error {
+	var out []error
+	for _, e := range err {
+		if e != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 func (err WriteErrors) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "kafka write errors (%d/%d)", err.Count(), len(err))

@@ -174,8 +174,8 @@ func TestWriterRetriesNotLeader(t *testing.T) {
 	if n := b.Requests(protocol.Metadata); n < 2 {
 		t.Errorf("%d metadata requests, want a refresh after the error", n)
 	}
-	if s := w.Stats(); s.Retries != 1 || s.Errors != 0 || s.Writes != 2 || s.Messages != 2 {
-		t.Errorf("stats: retries %d errors %d writes %d messages %d, want 1 0 2 2", s.Retries, s.Errors, s.Writes, s.Messages)
+	if s := w.Stats(); s.Retries != 1 || s.Errors != 1 || s.Writes != 2 || s.Messages != 2 {
+		t.Errorf("stats: retries %d errors %d writes %d messages %d, want 1 1 2 2", s.Retries, s.Errors, s.Writes, s.Messages)
 	}
 }
 
@@ -736,4 +736,126 @@ func TestWriterCustomRoundTripper(t *testing.T) {
 	if n := len(c.Records(wtTopic, 0)) + len(c.Records(wtTopic, 1)); n < 4 {
 		t.Errorf("%d records, want at least 4", n)
 	}
+}
+
+// NewWriter keeps kafka-go's deprecated API: the Dialer's settings, acks
+// "all" for 0, the codec, and dial statistics.
+func TestNewWriter(t *testing.T) {
+	c := wtCluster(t, 1, 1)
+	if err := (&WriterConfig{}).Validate(); err == nil {
+		t.Error("a WriterConfig without brokers is valid")
+	}
+	w := NewWriter(WriterConfig{
+		Brokers:          c.Addrs(),
+		Topic:            wtTopic,
+		Dialer:           &Dialer{ClientID: "old-api", Timeout: 5 * time.Second},
+		BatchSize:        7,
+		CompressionCodec: Snappy.Codec(),
+	})
+	if w.RequiredAcks != RequireAll || w.Compression != Snappy || w.BatchSize != 7 {
+		t.Errorf("NewWriter: acks %v, compression %v, batch size %d", w.RequiredAcks, w.Compression, w.BatchSize)
+	}
+	if err := w.WriteMessages(wtContext(t), Message{Value: []byte("old")}); err != nil {
+		t.Fatal(err)
+	}
+	s := w.Stats()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wtSameValues(t, "log", wtValues(c, wtTopic, 0), "old")
+	if s.Dials < 2 || s.DialTime.Count != s.Dials || s.MaxBatchSize != 7 || s.RequiredAcks != -1 || s.Topic != wtTopic {
+		t.Errorf("stats %+v", s)
+	}
+	if h := c.Broker(1).Received(protocol.Produce)[0].Header; h.ClientID == nil || *h.ClientID != "old-api" {
+		t.Errorf("client id %v", h.ClientID)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("NewWriter without brokers did not panic")
+		}
+	}()
+	NewWriter(WriterConfig{})
+}
+
+func TestRequiredAcksText(t *testing.T) {
+	for _, acks := range []RequiredAcks{RequireNone, RequireOne, RequireAll} {
+		b, _ := acks.MarshalText()
+		var got RequiredAcks
+		if err := got.UnmarshalText(b); err != nil || got != acks {
+			t.Errorf("%v: round trip gave %v, %v", acks, got, err)
+		}
+		if err := got.UnmarshalText([]byte(strconv.Itoa(int(acks)))); err != nil || got != acks {
+			t.Errorf("%d: parsed %v, %v", acks, got, err)
+		}
+	}
+	if RequiredAcks(2).String() != "unknown" {
+		t.Error("RequiredAcks(2) has a name")
+	}
+	var a RequiredAcks
+	if a.UnmarshalText([]byte("2")) == nil || a.UnmarshalText([]byte("most")) == nil {
+		t.Error("invalid acks accepted")
+	}
+}
+
+func TestWriteErrors(t *testing.T) {
+	werr := WriteErrors{nil, NotLeaderForPartition, nil, NotLeaderForPartition, MessageTooLargeError{}}
+	if werr.Count() != 3 {
+		t.Errorf("Count = %d", werr.Count())
+	}
+	want := "kafka write errors (3/5): " + NotLeaderForPartition.Error() + "; " + MessageSizeTooLarge.Error()
+	if werr.Error() != want {
+		t.Errorf("Error() = %q, want %q", werr.Error(), want)
+	}
+	if !errors.Is(MessageTooLargeError{}, MessageSizeTooLarge) {
+		t.Error("MessageTooLargeError does not match MessageSizeTooLarge")
+	}
+}
+
+// Stats count requests, messages, bytes and batches, and report the
+// configuration with its defaults.
+func TestWriterStats(t *testing.T) {
+	c := wtCluster(t, 1, 2)
+	w := wtWriter(t, c)
+	if err := w.WriteMessages(wtContext(t), wtMessages("s", 10)...); err != nil {
+		t.Fatal(err)
+	}
+	s := w.Stats()
+	if s.Writes != 1 || s.Messages != 10 || s.Bytes <= 0 || s.BatchSize.Count != 2 || s.BatchSize.Sum != 10 || s.BatchBytes.Sum != s.Bytes || s.WriteTime.Count != 1 || s.BatchTime.Count != 2 || s.BatchQueueTime.Count != 2 {
+		t.Errorf("stats %+v", s)
+	}
+	if s.MaxAttempts != 10 || s.BatchTimeout != time.Second || s.ReadTimeout != 10*time.Second || s.WriteTimeout != 10*time.Second || s.MaxBatchSize != 100 || s.WriteBackoffMin != time.Millisecond {
+		t.Errorf("configuration in stats %+v", s)
+	}
+	if s := w.Stats(); s.Writes != 0 || s.Messages != 0 || s.BatchSize.Count != 0 {
+		t.Errorf("counters not reset by Stats: %+v", s)
+	}
+}
+
+// Close waits for the messages of an asynchronous writer even when they
+// need retries, and reports failures to Completion.
+func TestWriterCloseFlushesRetries(t *testing.T) {
+	c := wtCluster(t, 1, 1)
+	b := c.Broker(1)
+	b.ScriptNext(protocol.Produce, fakebroker.Step{ErrorCode: int16(LeaderNotAvailable)})
+	b.ScriptNext(protocol.Produce, fakebroker.Step{ErrorCode: int16(RequestTimedOut)})
+	w := wtWriter(t, c)
+	w.Async = true
+	var mu sync.Mutex
+	var got []error
+	w.Completion = func(msgs []Message, err error) {
+		mu.Lock()
+		got = append(got, err)
+		mu.Unlock()
+	}
+	if err := w.WriteMessages(wtContext(t), wtMessages("c", 3)...); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if len(got) != 1 || got[0] != nil {
+		t.Errorf("completions %v, want one success", got)
+	}
+	if n := b.Requests(protocol.Produce); n != 3 {
+		t.Errorf("%d produce requests, want 3", n)
+	}
+	wtSameValues(t, "log", wtValues(c, wtTopic, 0), "c-v0", "c-v1", "c-v2")
 }
