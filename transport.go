@@ -512,23 +512,46 @@ func (tc *transportCluster) refreshSince(ctx context.Context, topic string, sinc
 	return topicErr
 }
 
-// metadata asks a broker for the metadata of topics: a control connection
-// of the cluster (another broker when one fails), or the RoundTripper.
+// metadata asks a broker for the metadata of topics.
 func (tc *transportCluster) metadata(ctx context.Context, topics []string, autoCreate bool) (*protocol.MetadataResponse, error) {
 	req := &protocol.MetadataRequest{AllowAutoTopicCreation: autoCreate}
 	for _, t := range topics {
 		req.Topics = append(req.Topics, protocol.MetadataRequestTopic{Name: t})
 	}
+	resp, err := tc.controlRoundTrip(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("reading metadata of %v: %w", topics, err)
+	}
+	return resp.(*protocol.MetadataResponse), nil
+}
+
+// initProducerID asks a broker for a producer id and epoch, for idempotent
+// produce.
+func (tc *transportCluster) initProducerID(ctx context.Context) (*protocol.InitProducerIdResponse, error) {
+	resp, err := tc.controlRoundTrip(ctx, &protocol.InitProducerIdRequest{ProducerID: -1, ProducerEpoch: -1})
+	if err != nil {
+		return nil, fmt.Errorf("asking for a producer id: %w", err)
+	}
+	r := resp.(*protocol.InitProducerIdResponse)
+	if r.ErrorCode != 0 {
+		return nil, fmt.Errorf("asking for a producer id: %w", Error(r.ErrorCode))
+	}
+	return r, nil
+}
+
+// controlRoundTrip sends a request that any broker can answer: on a
+// control connection of the cluster (another broker when one fails), or
+// through the RoundTripper to Addr.
+func (tc *transportCluster) controlRoundTrip(ctx context.Context, req protocol.Request) (protocol.Response, error) {
 	if tc.rt != nil {
 		resp, err := tc.rt.RoundTrip(ctx, tc.addr, req)
 		if err != nil {
-			return nil, fmt.Errorf("reading metadata of %v: %w", topics, err)
+			return nil, err
 		}
-		md, ok := resp.(*protocol.MetadataResponse)
-		if !ok {
-			return nil, fmt.Errorf("reading metadata of %v: the RoundTripper returned %T", topics, resp)
+		if resp == nil || resp.Key() != req.Key() {
+			return nil, fmt.Errorf("the RoundTripper answered %s with %T", req.Key(), resp)
 		}
-		return md, nil
+		return resp, nil
 	}
 	var lastErr error
 	// Each failure drops a connection, so the next round reaches another
@@ -541,7 +564,11 @@ func (tc *transportCluster) metadata(ctx context.Context, topics []string, autoC
 		c := cands[0]
 		resp, _, err := c.roundTrip(ctx, req, -1)
 		if err == nil {
-			return resp.(*protocol.MetadataResponse), nil
+			return resp, nil
+		}
+		var uv *protocol.UnsupportedVersionError
+		if errors.As(err, &uv) {
+			return nil, err
 		}
 		lastErr = err
 		tc.cl.dropConn(c)
@@ -556,7 +583,7 @@ func (tc *transportCluster) metadata(ctx context.Context, topics []string, autoC
 			lastErr = fmt.Errorf("no broker reachable among %v", tc.cl.bootstrap)
 		}
 	}
-	return nil, fmt.Errorf("reading metadata of %v: %w", topics, lastErr)
+	return nil, lastErr
 }
 
 // leader returns the broker leading a partition, as cached.

@@ -167,7 +167,7 @@ func (r *resolver) LookupBrokerIPAddr(ctx context.Context, b Broker) ([]net.IPAd
 }
 
 // The BrokerResolver is asked for the bootstrap address (ID -1) and for
-// the brokers of the metadata (with their ids); Dial gets resolved
+// the brokers of the metadata (with their ids), once per connection; Dial gets resolved
 // addresses.
 func TestTransportResolver(t *testing.T) {
 	c := wtCluster(t, 1, 1)
@@ -194,7 +194,9 @@ func TestTransportResolver(t *testing.T) {
 	r.mu.Lock()
 	asked := r.asked
 	r.mu.Unlock()
-	if len(asked) != 2 || asked[0].Host != "kafka.example.invalid" || asked[0].ID != -1 || asked[1].ID != 1 {
+	// Broker 1 twice: the produce connection and a control connection
+	// (InitProducerId).
+	if len(asked) != 3 || asked[0].Host != "kafka.example.invalid" || asked[0].ID != -1 || asked[1].ID != 1 || asked[2].ID != 1 {
 		t.Errorf("resolver asked for %+v, want the bootstrap host then broker 1", asked)
 	}
 	for _, a := range dialed {

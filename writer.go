@@ -48,9 +48,15 @@ import (
 // LeaderNotAvailable, RequestTimedOut or NotEnoughReplicas, or a network
 // error) are retried up to MaxAttempts times in all, with a backoff growing
 // from WriteBackoffMin to WriteBackoffMax; before each retry the metadata of
-// the topic is read again, so a moved leader is found. A retried request
-// may have been written by the broker before it failed (the answer was
-// lost), so retries can duplicate messages: this Writer is not idempotent.
+// the topic is read again, so a moved leader is found.
+//
+// A retried request may have been written by the broker before it failed
+// (the answer was lost). With RequiredAcks RequireAll the Writer produces
+// idempotently (KIP-98): batches carry a producer id and sequence numbers,
+// and the broker, or the new leader that replicated the batch, answers a
+// retry of a batch it has with the original offsets instead of writing it
+// again. With RequireOne or RequireNone, or against brokers that refuse to
+// hand out producer ids, retries can duplicate messages.
 //
 // When a synchronous WriteMessages fails, the error is a WriteErrors value
 // with one entry per message, in the order of the arguments, nil for the

@@ -38,6 +38,15 @@ type writerCore struct {
 	seq     uint64        // WriteMessages calls, to mark touched partitions
 	touched []*partWriter // scratch of enqueue
 
+	// Idempotent produce (writer_idempotent.go); guarded by mu, except
+	// identMu, which one sender holds while asking for a producer id.
+	idem        int
+	ident       *producerIdent
+	identStale  bool
+	identGen    uint64
+	identFailed time.Time
+	identMu     sync.Mutex
+
 	pending sync.WaitGroup // batches not completed yet
 	workers sync.WaitGroup // goroutines of the core
 	quit    chan struct{}  // closed once pending is done, to stop senders
@@ -80,6 +89,9 @@ type partWriter struct {
 	queued bool          // in a broker sender's ready list
 	flush  bool          // open must be sent without waiting to fill up
 	mark   uint64
+
+	identGen uint64 // the producer id the sequence numbers belong to
+	nextSeq  int32  // sequence number of the next batch's first record
 }
 
 // writeBatch is a batch of messages of one partition.
@@ -92,6 +104,9 @@ type writeBatch struct {
 	attempts int         // failed attempts
 	sent     bool
 	done     chan struct{}
+
+	ident *producerIdent // nil: not numbered (yet)
+	seq   int32          // sequence number of msgs[0]
 
 	err  error   // the result of every message, unless errs is set
 	errs []error // per message, for a batch that was split
@@ -287,6 +302,9 @@ func (c *writerCore) schedule(pw *partWriter) {
 // complete ends a batch that was sent (or could not be): Completion, then
 // the next batch of the partition, then the waiters.
 func (c *writerCore) complete(pw *partWriter, b *writeBatch, err error) {
+	if err != nil {
+		c.holeLeft(b)
+	}
 	if f := c.w.Completion; f != nil {
 		f(b.msgs, err)
 	}
@@ -329,6 +347,11 @@ func (c *writerCore) failed(pw *partWriter, b *writeBatch, err error) {
 	w.withErrorLogger(func(l Logger) {
 		l.Printf("error writing %d messages to %s (partition %d, attempt %d): %s", len(b.msgs), key.topic, key.partition, b.attempts, err)
 	})
+	retriable := retriableWriteError(err)
+	if sequenceRefused(err) && b.ident != nil {
+		c.renumber(b)
+		retriable = true
+	}
 	if errors.Is(err, MessageSizeTooLarge) {
 		if len(b.msgs) > 1 {
 			c.split(pw, b)
@@ -337,7 +360,7 @@ func (c *writerCore) failed(pw *partWriter, b *writeBatch, err error) {
 		c.complete(pw, b, MessageTooLargeError{Message: b.msgs[0]})
 		return
 	}
-	if !retriableWriteError(err) || b.attempts >= w.maxAttempts() || c.tc.context().Err() != nil {
+	if !retriable || b.attempts >= w.maxAttempts() || c.tc.context().Err() != nil {
 		c.complete(pw, b, err)
 		return
 	}
@@ -370,6 +393,10 @@ func (c *writerCore) split(pw *partWriter, b *writeBatch) {
 	b.children.Store(2)
 	mk := func(msgs []Message, offset int) *writeBatch {
 		nb := &writeBatch{key: b.key, msgs: msgs, created: b.created, sent: true, done: make(chan struct{}), parent: b, offset: offset}
+		// The broker wrote none of b: the halves keep its numbers.
+		if b.ident != nil {
+			nb.ident, nb.seq = b.ident, addSeq(b.seq, offset)
+		}
 		for i := range msgs {
 			nb.bytes += messageSize(&msgs[i])
 		}
@@ -490,6 +517,7 @@ func (bw *brokerWriter) run() {
 		case <-c.quit:
 			return
 		}
+		c.refreshIdent()
 		c.mu.Lock()
 		take := bw.ready
 		bw.ready = bw.spare[:0]
@@ -502,6 +530,7 @@ func (bw *brokerWriter) run() {
 				continue
 			}
 			if b := c.head(pw); b != nil {
+				c.number(pw, b)
 				pw.busy = true
 				items = append(items, sendItem{pw: pw, b: b})
 			}
@@ -534,6 +563,7 @@ func (bw *brokerWriter) send(broker Broker, items []sendItem) {
 		bb := bw.builder
 		bb.Reset()
 		bb.Compression = w.Compression
+		setProducer(bb, b)
 		for j := range b.msgs {
 			m := &b.msgs[j]
 			bb.Add(protocol.Record{Timestamp: m.Time.UnixMilli(), Key: m.Key, Value: m.Value, Headers: m.Headers})
@@ -606,6 +636,9 @@ func (bw *brokerWriter) send(broker Broker, items []sendItem) {
 			switch {
 			case p == nil:
 				c.failed(it.pw, it.b, fmt.Errorf("producing to %s on broker %d: the partition is missing from the response", it.b.key, broker.ID))
+			case p.ErrorCode == int16(DuplicateSequenceNumber):
+				// Written before, by an attempt whose answer was lost.
+				c.succeeded(it.pw, it.b, -1, -1)
 			case p.ErrorCode != 0:
 				c.failed(it.pw, it.b, fmt.Errorf("producing to %s on broker %d: %w", it.b.key, broker.ID, produceError(p)))
 			default:

@@ -25,6 +25,7 @@ import (
 func wbSetup(b *testing.B, partitions int) *Writer {
 	c := fakebroker.NewCluster(b, fakebroker.Config{})
 	c.CreateTopic("t", partitions, 1)
+	wtProducerIDs(c)
 	var offset int64
 	c.Broker(1).Handle(protocol.Produce, func(req protocol.Request, hdr protocol.RequestHeader) (protocol.Response, fakebroker.Action) {
 		pr := req.(*protocol.ProduceRequest)

@@ -27,7 +27,24 @@ func wtCluster(t testing.TB, brokers, partitions int) *fakebroker.Cluster {
 	t.Helper()
 	c := fakebroker.NewCluster(t, fakebroker.Config{Brokers: brokers})
 	c.CreateTopic(wtTopic, partitions, 1)
+	wtProducerIDs(c)
 	return c
+}
+
+// wtProducerIDs makes the brokers of c answer InitProducerId (which the
+// fake does not model) with producer ids 1000, 1001, ..., epoch 0. The
+// fake does not check sequence numbers.
+func wtProducerIDs(c *fakebroker.Cluster) {
+	var mu sync.Mutex
+	next := int64(1000)
+	for _, b := range c.Brokers() {
+		b.Handle(protocol.InitProducerId, func(req protocol.Request, hdr protocol.RequestHeader) (protocol.Response, fakebroker.Action) {
+			mu.Lock()
+			defer mu.Unlock()
+			next++
+			return &protocol.InitProducerIdResponse{ProducerID: next - 1}, fakebroker.Action{}
+		})
+	}
 }
 
 // wtWriter returns a synchronous Writer for wtTopic on c with a Transport
@@ -858,4 +875,147 @@ func TestWriterCloseFlushesRetries(t *testing.T) {
 		t.Errorf("%d produce requests, want 3", n)
 	}
 	wtSameValues(t, "log", wtValues(c, wtTopic, 0), "c-v0", "c-v1", "c-v2")
+}
+
+// wtBatches returns the record batch headers of the produce requests
+// broker b received for partition p, in order.
+func wtBatches(t testing.TB, b *fakebroker.Broker, p int32) []protocol.RecordBatchHeader {
+	t.Helper()
+	var out []protocol.RecordBatchHeader
+	for _, req := range wtProduced(b) {
+		for _, rt := range req.Topics {
+			for _, rp := range rt.Partitions {
+				if rp.Index != p {
+					continue
+				}
+				h, err := protocol.ParseRecordBatchHeader(rp.Records)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}
+
+// With RequireAll, batches carry a producer id and per-partition sequence
+// numbers; a retry keeps them (so a broker can drop a duplicate).
+func TestWriterIdempotentNumbering(t *testing.T) {
+	c := wtCluster(t, 1, 2)
+	b := c.Broker(1)
+	w := wtWriter(t, c)
+	w.Balancer = BalancerFunc(func(m Message, ps ...int) int { return int(m.Key[0] - '0') })
+	ctx := wtContext(t)
+	write := func(keys ...string) {
+		t.Helper()
+		msgs := make([]Message, len(keys))
+		for i, k := range keys {
+			msgs[i] = Message{Key: []byte(k), Value: []byte(k)}
+		}
+		if err := w.WriteMessages(ctx, msgs...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("0", "0", "1")
+	b.ScriptNext(protocol.Produce, fakebroker.Step{ErrorCode: int16(RequestTimedOut)})
+	write("0", "1", "1", "1")
+	write("0")
+	type num struct {
+		id  int64
+		seq int32
+		n   int32
+	}
+	got := func(p int32) (out []num) {
+		for _, h := range wtBatches(t, b, p) {
+			out = append(out, num{h.ProducerID, h.BaseSequence, h.NumRecords})
+		}
+		return out
+	}
+	// Partition 0: 2 records, then 1 (sent twice: the retry), then 1.
+	if g, want := got(0), []num{{1000, 0, 2}, {1000, 2, 1}, {1000, 2, 1}, {1000, 3, 1}}; fmt.Sprint(g) != fmt.Sprint(want) {
+		t.Errorf("partition 0 batches %v, want %v", g, want)
+	}
+	if g, want := got(1), []num{{1000, 0, 1}, {1000, 1, 3}, {1000, 1, 3}}; fmt.Sprint(g) != fmt.Sprint(want) {
+		t.Errorf("partition 1 batches %v, want %v", g, want)
+	}
+	if n := b.Requests(protocol.InitProducerId); n != 1 {
+		t.Errorf("%d InitProducerId requests, want 1", n)
+	}
+	// RequireOne: no producer id.
+	w.RequiredAcks = RequireOne
+	write("0")
+	if h := wtBatches(t, b, 0); h[len(h)-1].ProducerID != -1 || h[len(h)-1].BaseSequence != -1 {
+		t.Errorf("acks=1 batch numbered %d/%d", h[len(h)-1].ProducerID, h[len(h)-1].BaseSequence)
+	}
+}
+
+// A batch refused for its sequence (OutOfOrderSequenceNumber) is numbered
+// again under a new producer id; a batch failing for good leaves a hole, so
+// the next batch takes a new producer id too. DuplicateSequenceNumber
+// means the batch was written before.
+func TestWriterIdempotentRecovery(t *testing.T) {
+	c := wtCluster(t, 1, 1)
+	b := c.Broker(1)
+	w := wtWriter(t, c)
+	ctx := wtContext(t)
+	if err := w.WriteMessages(ctx, Message{Value: []byte("a")}); err != nil {
+		t.Fatal(err)
+	}
+	b.ScriptNext(protocol.Produce, fakebroker.Step{ErrorCode: int16(OutOfOrderSequenceNumber)})
+	if err := w.WriteMessages(ctx, Message{Value: []byte("b")}); err != nil {
+		t.Fatal(err)
+	}
+	b.ScriptNext(protocol.Produce, fakebroker.Step{ErrorCode: int16(InvalidRecord)})
+	if err := w.WriteMessages(ctx, Message{Value: []byte("refused")}); !errors.Is(err, InvalidRecord) {
+		t.Fatalf("err = %v, want InvalidRecord", err)
+	}
+	if err := w.WriteMessages(ctx, Message{Value: []byte("c")}); err != nil {
+		t.Fatal(err)
+	}
+	b.ScriptNext(protocol.Produce, fakebroker.Step{ErrorCode: int16(DuplicateSequenceNumber)})
+	var offset int64
+	w.Completion = func(msgs []Message, err error) { offset = msgs[0].Offset }
+	if err := w.WriteMessages(ctx, Message{Value: []byte("dup")}); err != nil {
+		t.Fatalf("DuplicateSequenceNumber: %v", err)
+	}
+	if offset != -1 {
+		t.Errorf("offset %d after DuplicateSequenceNumber, want -1 (unknown)", offset)
+	}
+	var got []string
+	for _, h := range wtBatches(t, b, 0) {
+		got = append(got, fmt.Sprintf("%d/%d", h.ProducerID, h.BaseSequence))
+	}
+	// a: 1000/0; b refused at 1000/1, then 1001/0; "refused" at 1001/1
+	// fails for good; c at 1002/0; dup at 1002/1.
+	want := []string{"1000/0", "1000/1", "1001/0", "1001/1", "1002/0", "1002/1"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("batches numbered %v, want %v", got, want)
+	}
+	wtSameValues(t, "log", wtValues(c, wtTopic, 0), "a", "b", "c")
+}
+
+// Brokers without InitProducerId: the writer produces without producer
+// ids.
+func TestWriterIdempotenceUnsupported(t *testing.T) {
+	c := wtCluster(t, 1, 1)
+	b := c.Broker(1)
+	b.SetMaxVersion(protocol.InitProducerId, -1)
+	var logged []string
+	w := wtWriter(t, c)
+	w.ErrorLogger = LoggerFunc(func(f string, args ...interface{}) { logged = append(logged, fmt.Sprintf(f, args...)) })
+	ctx := wtContext(t)
+	for i := 0; i < 3; i++ {
+		if err := w.WriteMessages(ctx, Message{Value: []byte("x")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, h := range wtBatches(t, b, 0) {
+		if h.ProducerID != -1 {
+			t.Errorf("batch with producer id %d", h.ProducerID)
+		}
+	}
+	if b.Requests(protocol.InitProducerId) != 0 || len(logged) != 1 {
+		t.Errorf("%d InitProducerId requests, log %q", b.Requests(protocol.InitProducerId), logged)
+	}
 }
