@@ -113,7 +113,7 @@ func BenchmarkWriterRecords(b *testing.B) {
 
 func BenchmarkWriterLoneWrite(b *testing.B) {
 	ctx := context.Background()
-	for _, acks := range []RequiredAcks{RequireOne, RequireNone} {
+	for _, acks := range []RequiredAcks{RequireAll, RequireOne, RequireNone} {
 		b.Run("acks="+acks.String(), func(b *testing.B) {
 			w := wbSetup(b, 1)
 			w.RequiredAcks = acks

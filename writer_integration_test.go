@@ -413,6 +413,42 @@ func TestWriterIntegrationLeaderKilled(t *testing.T) {
 		leader, killedAt, restartedAt, len(acked), failed, len(got), dups, w.Stats().Retries, lostAnswers)
 }
 
+// A Transport with TLS and SASL writes through the SASL_SSL listeners,
+// for every mechanism.
+func TestWriterIntegrationSASLTLS(t *testing.T) {
+	c := requireRackCluster(t)
+	if len(c.SASLTLSBrokers) == 0 || c.TLSCA == "" {
+		t.Skip("the cluster has no SASL_SSL listeners")
+	}
+	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: 1})
+	ctx := testContext(t, time.Minute)
+	var want []kafka.Message
+	for _, u := range saslUsers(c) {
+		w := &kafka.Writer{
+			Addr:         kafka.TCP(c.SASLTLSBrokers...),
+			Topic:        topic,
+			RequiredAcks: kafka.RequireAll,
+			Transport: &kafka.Transport{
+				TLS:  testTLSConfig(t, c),
+				SASL: mechanism(t, u.mechanism, u.cred.User, u.cred.Password),
+			},
+		}
+		m := kafka.Message{Value: []byte("via " + u.mechanism)}
+		if err := w.WriteMessages(ctx, m); err != nil {
+			t.Fatalf("%s: %v", u.mechanism, err)
+		}
+		w.Close()
+		want = append(want, m)
+	}
+	got := readPartition(t, c, topic, 0)
+	if len(got) != len(want) {
+		t.Fatalf("%d messages stored, want %d", len(got), len(want))
+	}
+	for i := range want {
+		sameMessage(t, string(want[i].Value), got[i], want[i])
+	}
+}
+
 // BenchmarkWriterIntegrationLoneWrite is the latency of one synchronous
 // write of one message to the real cluster (ns/op), RequireAll.
 func BenchmarkWriterIntegrationLoneWrite(b *testing.B) {
