@@ -27,7 +27,7 @@ import (
 //
 //	on   event                                      → decision
 //	L    fetched from L, X usable (*)               → F=X for PreferenceTTL      reasonPreferred
-//	L    fetched from L, X not in ISR / no host     → L, RefreshMetadata         reasonUnknownReplica
+//	L    fetched from L, X not in ISR / no host     → L, RefreshMetadata, hold   reasonUnknownReplica
 //	L    fetched from L, X cooling down             → L                          reasonCoolingDown
 //	L    fetched from L, flap budget used up        → L                          reasonFlapDamped
 //	L    fetched from L, X = F the TTL just left    → F=X, a renewal (*)         reasonPreferred
@@ -62,8 +62,9 @@ import (
 // decision carries OmitRack: a leader that names a preferred replica answers
 // without records, so the fetcher asks it without the client rack (the
 // broker then names nobody and serves the records) until the refusal ends
-// (the cooldown's end, the flap budget's next free slot, or 10 s / a
-// metadata refresh showing the replica). Each refusal of an empty answer
+// (the cooldown's end, the flap budget's next free slot, or for a replica
+// unknown to metadata a hold of 1 s doubling up to 10 s while it stays
+// unknown, or a metadata refresh showing it). Each refusal of an empty answer
 // also backs off (FollowerBackoffMin→Max), in case the rack is sent anyway.
 // Reports about a broker the partition no longer reads from are stale and
 // change nothing, except that a failed follower still cools down.
@@ -186,11 +187,15 @@ const (
 
 	// routeSwitchWindow is the sliding window of the flap budget.
 	routeSwitchWindow = time.Minute
-	// routeUnknownReplicaHold is how long a preferred replica missing from
-	// metadata is refused before the leader is asked with the rack again
-	// (unless a metadata refresh shows it sooner). It bounds the metadata
-	// refreshes the leader's naming can cause.
-	routeUnknownReplicaHold = 10 * time.Second
+	// A preferred replica missing from metadata is refused for a hold
+	// before the leader is asked with the rack again (unless a metadata
+	// refresh shows it sooner). The first hold is short: the leader names
+	// a replica as soon as it rejoins the ISR, and the refresh that
+	// naming triggers may reach a broker that does not know it yet. While
+	// the replica stays unknown the hold doubles up to the maximum, which
+	// bounds the metadata refreshes the leader's naming can cause.
+	routeUnknownReplicaHoldMin = time.Second
+	routeUnknownReplicaHold    = 10 * time.Second
 )
 
 // withDefaults returns cfg with every zero (or negative) field set to its
@@ -253,6 +258,10 @@ type replicaSelector struct {
 	held       int
 	heldUntil  time.Time
 	heldReason routeReason
+	// unknown is the replica of the latest holds for being unknown to
+	// metadata (-1: none), unknownHolds how many there were in a row.
+	unknown      int
+	unknownHolds int
 }
 
 // newReplicaSelector starts routing partition p at its leader.
@@ -270,6 +279,7 @@ func newReplicaSelector(cfg routingConfig, cooldown *cooldownCache, p Partition,
 		now:      now,
 		held:     -1,
 		renew:    -1,
+		unknown:  -1,
 	}
 }
 
@@ -388,6 +398,7 @@ func (s *replicaSelector) onMetadata(p Partition, now time.Time, d *routeDecisio
 	}
 	if s.held >= 0 && s.heldReason == reasonUnknownReplica && s.inSync(s.held) {
 		s.held = -1 // the refresh shows it: let the leader name it again
+		s.unknown = -1
 	}
 }
 
@@ -419,6 +430,7 @@ func (s *replicaSelector) onLeaderAnswer(ev routeEvent, now time.Time, d *routeD
 	s.renew = -1
 	if s.cfg.Rack == "" || x < 0 || x == s.leader {
 		s.refusals = 0
+		s.unknown = -1
 		if s.cur != s.leader {
 			s.route(d, s.leader, reasonLeaderPreferred, now)
 		}
@@ -435,11 +447,16 @@ func (s *replicaSelector) onLeaderAnswer(ev routeEvent, now time.Time, d *routeD
 		}
 	}
 	if !s.inSync(x) {
-		// Our metadata lags the leader's view: refresh it, once per hold.
+		// Our metadata lags the leader's view: refresh it, once per hold,
+		// each hold twice as long as the one before (1 s → 10 s).
 		if !(s.held == x && s.heldReason == reasonUnknownReplica && now.Before(s.heldUntil)) {
 			d.RefreshMetadata = true
+			if s.unknown != x {
+				s.unknown, s.unknownHolds = x, 0
+			}
+			s.unknownHolds++
 		}
-		refuse(reasonUnknownReplica, now.Add(routeUnknownReplicaHold))
+		refuse(reasonUnknownReplica, now.Add(routeBackoffStep(routeUnknownReplicaHoldMin, routeUnknownReplicaHold, s.unknownHolds)))
 		return
 	}
 	if until, cooling := s.cooldown.coolingUntil(x, now); cooling {
@@ -457,6 +474,7 @@ func (s *replicaSelector) onLeaderAnswer(ev routeEvent, now time.Time, d *routeD
 	}
 	s.refusals = 0
 	s.held = -1
+	s.unknown = -1
 	s.route(d, x, reasonPreferred, now)
 	s.pinnedAt = now // set (or set again) by the leader
 }
