@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -213,10 +214,12 @@ func TestWriterIntegrationRequiredAcks(t *testing.T) {
 			want++
 		}
 		t.Logf("acks=%v: lone synchronous writes took %v", acks, lone)
-		for _, d := range lone {
-			if d > 500*time.Millisecond {
-				t.Errorf("acks=%v: a lone write took %v: it waited for a batch timeout?", acks, d)
-			}
+		// The default BatchTimeout is 1s: a writer waiting for it would
+		// take a second or more every time. The median leaves room for a
+		// loaded machine's hiccups.
+		sort.Slice(lone, func(i, j int) bool { return lone[i] < lone[j] })
+		if median := lone[len(lone)/2]; median > 500*time.Millisecond {
+			t.Errorf("acks=%v: lone writes took %v (median): they waited for a batch timeout?", acks, median)
 		}
 	}
 	// acks=0 gets no answer: the last messages are stored soon after.
