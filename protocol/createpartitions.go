@@ -30,13 +30,9 @@ func (r *CreatePartitionsRequest) Encode(e *Encoder, v int16) {
 	for _, t := range r.Topics {
 		e.String(t.Name)
 		e.Int32(t.Count)
-		if t.Assignments == nil {
-			e.ArrayLen(-1)
-		} else {
-			e.ArrayLen(len(t.Assignments))
-		}
+		e.ArrayLen(lenOrNull(t.Assignments))
 		for _, a := range t.Assignments {
-			adminPutInt32s(e, a.BrokerIDs, false)
+			e.Int32Array(a.BrokerIDs)
 			e.Tags()
 		}
 		e.Tags()
@@ -56,7 +52,7 @@ func (r *CreatePartitionsRequest) Decode(d *Decoder, v int16) error {
 			if n := d.ArrayLen(); n > 0 {
 				t.Assignments = make([]CreatePartitionsRequestAssignment, n)
 				for j := range t.Assignments {
-					t.Assignments[j].BrokerIDs = adminGetInt32s(d)
+					t.Assignments[j].BrokerIDs = d.Int32Array()
 					d.Tags()
 				}
 			}

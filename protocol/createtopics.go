@@ -46,7 +46,7 @@ func (r *CreateTopicsRequest) Encode(e *Encoder, v int16) {
 		e.ArrayLen(len(t.Assignments))
 		for _, a := range t.Assignments {
 			e.Int32(a.PartitionIndex)
-			adminPutInt32s(e, a.BrokerIDs, false)
+			e.Int32Array(a.BrokerIDs)
 			e.Tags()
 		}
 		e.ArrayLen(len(t.Configs))
@@ -77,7 +77,7 @@ func (r *CreateTopicsRequest) Decode(d *Decoder, v int16) error {
 				for j := range t.Assignments {
 					a := &t.Assignments[j]
 					a.PartitionIndex = d.Int32()
-					a.BrokerIDs = adminGetInt32s(d)
+					a.BrokerIDs = d.Int32Array()
 					d.Tags()
 				}
 			}
@@ -150,11 +150,7 @@ func (r *CreateTopicsResponse) Encode(e *Encoder, v int16) {
 		if v >= 5 {
 			e.Int32(t.NumPartitions)
 			e.Int16(t.ReplicationFactor)
-			if t.Configs == nil {
-				e.ArrayLen(-1)
-			} else {
-				e.ArrayLen(len(t.Configs))
-			}
+			e.ArrayLen(lenOrNull(t.Configs))
 			for _, c := range t.Configs {
 				e.String(c.Name)
 				e.NullableString(c.Value)
@@ -220,58 +216,6 @@ func (r *CreateTopicsResponse) Decode(d *Decoder, v int16) error {
 	}
 	d.Tags()
 	return d.Err()
-}
-
-// adminPutInt32s writes an int32 array; with nullable set, nil is written
-// as a null array instead of an empty one.
-func adminPutInt32s(e *Encoder, s []int32, nullable bool) {
-	if s == nil && nullable {
-		e.ArrayLen(-1)
-		return
-	}
-	e.ArrayLen(len(s))
-	for _, x := range s {
-		e.Int32(x)
-	}
-}
-
-// adminGetInt32s reads an int32 array; null and empty arrays give nil.
-func adminGetInt32s(d *Decoder) []int32 {
-	n := d.ArrayLen()
-	if n <= 0 {
-		return nil
-	}
-	s := make([]int32, n)
-	for i := range s {
-		s[i] = d.Int32()
-	}
-	return s
-}
-
-// adminPutStrings writes a string array; with nullable set, nil is written
-// as a null array.
-func adminPutStrings(e *Encoder, s []string, nullable bool) {
-	if s == nil && nullable {
-		e.ArrayLen(-1)
-		return
-	}
-	e.ArrayLen(len(s))
-	for _, x := range s {
-		e.String(x)
-	}
-}
-
-// adminGetStrings reads a string array; null and empty arrays give nil.
-func adminGetStrings(d *Decoder) []string {
-	n := d.ArrayLen()
-	if n <= 0 {
-		return nil
-	}
-	s := make([]string, n)
-	for i := range s {
-		s[i] = d.String()
-	}
-	return s
 }
 
 func init() { registerRequest(func() Request { return new(CreateTopicsRequest) }) }

@@ -204,6 +204,55 @@ func (d *Decoder) Bytes() []byte {
 // size a slice by the result.
 func (d *Decoder) ArrayLen() int { return d.length(true) }
 
+// Int32Array reads an int32 array; null and empty arrays give nil.
+func (d *Decoder) Int32Array() []int32 {
+	n := d.ArrayLen()
+	if n <= 0 {
+		return nil
+	}
+	// ArrayLen only bounds n by the remaining bytes; each element takes 4.
+	if n > d.Remaining()/4 {
+		d.Fail(ErrTruncated)
+		return nil
+	}
+	s := make([]int32, n)
+	for i := range s {
+		s[i] = d.Int32()
+	}
+	return s
+}
+
+// StringArray reads a string array; null and empty arrays give nil.
+func (d *Decoder) StringArray() []string {
+	n := d.ArrayLen()
+	if n <= 0 {
+		return nil
+	}
+	s := make([]string, n)
+	for i := range s {
+		s[i] = d.String()
+	}
+	return s
+}
+
+// NullableName reads a topic name in a version where it is nullable; null
+// reads as "" (see Encoder.NullableName).
+func (d *Decoder) NullableName() string {
+	if s := d.NullableString(); s != nil {
+		return *s
+	}
+	return ""
+}
+
+// NonNullBytes reads a bytes field that is not nullable; empty reads as
+// nil, the mirror of Encoder.NonNullBytes. The result aliases the input.
+func (d *Decoder) NonNullBytes() []byte {
+	if b := d.Bytes(); len(b) > 0 {
+		return b
+	}
+	return nil
+}
+
 // Raw returns the next n bytes, aliasing the input.
 func (d *Decoder) Raw(n int) []byte { return d.take(n) }
 

@@ -25,12 +25,12 @@ func (r *DeleteTopicsRequest) Encode(e *Encoder, v int16) {
 	if v >= 6 {
 		e.ArrayLen(len(r.Topics))
 		for _, t := range r.Topics {
-			adminPutEmptyAsNull(e, t.Name)
+			e.NullableName(t.Name)
 			e.UUID(t.TopicID)
 			e.Tags()
 		}
 	} else {
-		adminPutStrings(e, r.TopicNames, false)
+		e.StringArray(r.TopicNames)
 	}
 	e.Int32(r.TimeoutMs)
 	e.Tags()
@@ -42,13 +42,13 @@ func (r *DeleteTopicsRequest) Decode(d *Decoder, v int16) error {
 			r.Topics = make([]DeleteTopicsRequestTopic, n)
 			for i := range r.Topics {
 				t := &r.Topics[i]
-				t.Name = adminGetNullAsEmpty(d)
+				t.Name = d.NullableName()
 				t.TopicID = d.UUID()
 				d.Tags()
 			}
 		}
 	} else {
-		r.TopicNames = adminGetStrings(d)
+		r.TopicNames = d.StringArray()
 	}
 	r.TimeoutMs = d.Int32()
 	d.Tags()
@@ -78,7 +78,7 @@ func (r *DeleteTopicsResponse) Encode(e *Encoder, v int16) {
 	e.ArrayLen(len(r.Responses))
 	for _, t := range r.Responses {
 		if v >= 6 {
-			adminPutEmptyAsNull(e, t.Name)
+			e.NullableName(t.Name)
 			e.UUID(t.TopicID)
 		} else {
 			e.String(t.Name)
@@ -101,7 +101,7 @@ func (r *DeleteTopicsResponse) Decode(d *Decoder, v int16) error {
 		for i := range r.Responses {
 			t := &r.Responses[i]
 			if v >= 6 {
-				t.Name = adminGetNullAsEmpty(d)
+				t.Name = d.NullableName()
 				t.TopicID = d.UUID()
 			} else {
 				t.Name = d.String()
@@ -115,23 +115,6 @@ func (r *DeleteTopicsResponse) Decode(d *Decoder, v int16) error {
 	}
 	d.Tags()
 	return d.Err()
-}
-
-// adminPutEmptyAsNull writes a nullable string whose null form is the
-// empty string in Go.
-func adminPutEmptyAsNull(e *Encoder, s string) {
-	if s == "" {
-		e.NullableString(nil)
-		return
-	}
-	e.String(s)
-}
-
-func adminGetNullAsEmpty(d *Decoder) string {
-	if p := d.NullableString(); p != nil {
-		return *p
-	}
-	return ""
 }
 
 func init() { registerRequest(func() Request { return new(DeleteTopicsRequest) }) }

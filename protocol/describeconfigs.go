@@ -28,7 +28,7 @@ func (r *DescribeConfigsRequest) Encode(e *Encoder, v int16) {
 	for _, res := range r.Resources {
 		e.Int8(res.ResourceType)
 		e.String(res.ResourceName)
-		adminPutStrings(e, res.ConfigurationKeys, true)
+		e.NullableStringArray(res.ConfigurationKeys)
 		e.Tags()
 	}
 	if v >= 1 {
@@ -47,7 +47,7 @@ func (r *DescribeConfigsRequest) Decode(d *Decoder, v int16) error {
 			res := &r.Resources[i]
 			res.ResourceType = d.Int8()
 			res.ResourceName = d.String()
-			res.ConfigurationKeys = adminGetStrings(d)
+			res.ConfigurationKeys = d.StringArray()
 			d.Tags()
 		}
 	}

@@ -14,7 +14,7 @@ func (*DescribeGroupsRequest) FlexibleFrom() int16   { return 5 }
 func (*DescribeGroupsRequest) NewResponse() Response { return new(DescribeGroupsResponse) }
 
 func (r *DescribeGroupsRequest) Encode(e *Encoder, v int16) {
-	grpPutStrings(e, r.Groups)
+	e.StringArray(r.Groups)
 	if v >= 3 {
 		e.Bool(r.IncludeAuthorizedOperations)
 	}
@@ -22,7 +22,7 @@ func (r *DescribeGroupsRequest) Encode(e *Encoder, v int16) {
 }
 
 func (r *DescribeGroupsRequest) Decode(d *Decoder, v int16) error {
-	r.Groups = grpGetStrings(d)
+	r.Groups = d.StringArray()
 	if v >= 3 {
 		r.IncludeAuthorizedOperations = d.Bool()
 	}
@@ -81,8 +81,8 @@ func (r *DescribeGroupsResponse) Encode(e *Encoder, v int16) {
 			}
 			e.String(m.ClientID)
 			e.String(m.ClientHost)
-			grpPutBytes(e, m.MemberMetadata)
-			grpPutBytes(e, m.MemberAssignment)
+			e.NonNullBytes(m.MemberMetadata)
+			e.NonNullBytes(m.MemberAssignment)
 			e.Tags()
 		}
 		if v >= 3 {
@@ -116,8 +116,8 @@ func (r *DescribeGroupsResponse) Decode(d *Decoder, v int16) error {
 					}
 					mb.ClientID = d.String()
 					mb.ClientHost = d.String()
-					mb.MemberMetadata = grpGetBytes(d)
-					mb.MemberAssignment = grpGetBytes(d)
+					mb.MemberMetadata = d.NonNullBytes()
+					mb.MemberAssignment = d.NonNullBytes()
 					d.Tags()
 				}
 			}

@@ -30,14 +30,10 @@ func (r *ElectLeadersRequest) Encode(e *Encoder, v int16) {
 	if v >= 1 {
 		e.Int8(r.ElectionType)
 	}
-	if r.TopicPartitions == nil {
-		e.ArrayLen(-1)
-	} else {
-		e.ArrayLen(len(r.TopicPartitions))
-	}
+	e.ArrayLen(lenOrNull(r.TopicPartitions))
 	for _, t := range r.TopicPartitions {
 		e.String(t.Topic)
-		adminPutInt32s(e, t.Partitions, false)
+		e.Int32Array(t.Partitions)
 		e.Tags()
 	}
 	e.Int32(r.TimeoutMs)
@@ -53,7 +49,7 @@ func (r *ElectLeadersRequest) Decode(d *Decoder, v int16) error {
 		for i := range r.TopicPartitions {
 			t := &r.TopicPartitions[i]
 			t.Topic = d.String()
-			t.Partitions = adminGetInt32s(d)
+			t.Partitions = d.Int32Array()
 			d.Tags()
 		}
 	}

@@ -78,6 +78,68 @@ func (e *Encoder) Bytes(b []byte) {
 // ArrayLen writes an array length; -1 writes a null array.
 func (e *Encoder) ArrayLen(n int) { e.length(n, true) }
 
+// lenOrNull returns len(s), or -1 for a nil s: the ArrayLen of a nullable
+// array.
+func lenOrNull[T any](s []T) int {
+	if s == nil {
+		return -1
+	}
+	return len(s)
+}
+
+// Int32Array writes an int32 array; nil is written as an empty array.
+func (e *Encoder) Int32Array(s []int32) {
+	e.ArrayLen(len(s))
+	for _, x := range s {
+		e.Int32(x)
+	}
+}
+
+// NullableInt32Array writes an int32 array; nil is written as null.
+func (e *Encoder) NullableInt32Array(s []int32) {
+	if s == nil {
+		e.ArrayLen(-1)
+		return
+	}
+	e.Int32Array(s)
+}
+
+// StringArray writes a string array; nil is written as an empty array.
+func (e *Encoder) StringArray(s []string) {
+	e.ArrayLen(len(s))
+	for _, x := range s {
+		e.String(x)
+	}
+}
+
+// NullableStringArray writes a string array; nil is written as null.
+func (e *Encoder) NullableStringArray(s []string) {
+	if s == nil {
+		e.ArrayLen(-1)
+		return
+	}
+	e.StringArray(s)
+}
+
+// NullableName writes a topic name in a version where it is nullable:
+// topic names are never empty, so "" is written as null.
+func (e *Encoder) NullableName(name string) {
+	if name == "" {
+		e.NullableString(nil)
+		return
+	}
+	e.String(name)
+}
+
+// NonNullBytes writes a bytes field that is not nullable: nil is written
+// as empty, since brokers reject a null there.
+func (e *Encoder) NonNullBytes(b []byte) {
+	if b == nil {
+		b = []byte{}
+	}
+	e.Bytes(b)
+}
+
 // Tags writes an empty tagged-field section on flexible versions.
 func (e *Encoder) Tags() {
 	if e.Flexible {

@@ -115,7 +115,7 @@ func (r *FetchRequest) Encode(e *Encoder, v int16) {
 			} else {
 				e.String(t.Topic)
 			}
-			dpPutInt32s(e, t.Partitions)
+			e.Int32Array(t.Partitions)
 			e.Tags()
 		}
 	}
@@ -203,7 +203,7 @@ func (r *FetchRequest) Decode(d *Decoder, v int16) error {
 				} else {
 					t.Topic = d.String()
 				}
-				t.Partitions = dpGetInt32s(d)
+				t.Partitions = d.Int32Array()
 				d.Tags()
 			}
 		}
@@ -336,11 +336,7 @@ func (r *FetchResponse) Encode(e *Encoder, v int16) {
 				e.Int64(p.LogStartOffset)
 			}
 			if v >= 4 {
-				if p.AbortedTransactions == nil {
-					e.ArrayLen(-1)
-				} else {
-					e.ArrayLen(len(p.AbortedTransactions))
-				}
+				e.ArrayLen(lenOrNull(p.AbortedTransactions))
 				for _, a := range p.AbortedTransactions {
 					e.Int64(a.ProducerID)
 					e.Int64(a.FirstOffset)

@@ -32,7 +32,7 @@ func (r *FindCoordinatorRequest) Encode(e *Encoder, v int16) {
 	}
 	e.Int8(r.KeyType)
 	if v >= 4 {
-		grpPutStrings(e, r.CoordinatorKeys)
+		e.StringArray(r.CoordinatorKeys)
 	}
 	e.Tags()
 }
@@ -43,7 +43,7 @@ func (r *FindCoordinatorRequest) Decode(d *Decoder, v int16) error {
 	}
 	r.KeyType = d.Int8()
 	if v >= 4 {
-		r.CoordinatorKeys = grpGetStrings(d)
+		r.CoordinatorKeys = d.StringArray()
 	}
 	d.Tags()
 	return d.Err()

@@ -36,10 +36,10 @@ func (s *ConsumerProtocolSubscription) AppendTo(dst []byte) []byte {
 	e := Encoder{B: dst}
 	v := s.Version
 	e.Int16(v)
-	grpPutStrings(&e, s.Topics)
+	e.StringArray(s.Topics)
 	e.Bytes(s.UserData)
 	if v >= 1 {
-		grpPutTopicPartitions(&e, s.OwnedPartitions)
+		encodeTopicPartitions(&e, s.OwnedPartitions)
 	}
 	if v >= 2 {
 		e.Int32(s.GenerationID)
@@ -60,10 +60,10 @@ func (s *ConsumerProtocolSubscription) Decode(b []byte) error {
 		return fmt.Errorf("kafka protocol: consumer protocol subscription has version %d", v)
 	}
 	s.Version = v
-	s.Topics = grpGetStrings(d)
+	s.Topics = d.StringArray()
 	s.UserData = d.Bytes()
 	if v >= 1 {
-		s.OwnedPartitions = grpGetTopicPartitions(d)
+		s.OwnedPartitions = decodeTopicPartitions(d)
 	}
 	if v >= 2 {
 		s.GenerationID = d.Int32()
@@ -87,7 +87,7 @@ type ConsumerProtocolAssignment struct {
 func (a *ConsumerProtocolAssignment) AppendTo(dst []byte) []byte {
 	e := Encoder{B: dst}
 	e.Int16(a.Version)
-	grpPutTopicPartitions(&e, a.AssignedPartitions)
+	encodeTopicPartitions(&e, a.AssignedPartitions)
 	e.Bytes(a.UserData)
 	return e.B
 }
@@ -102,78 +102,20 @@ func (a *ConsumerProtocolAssignment) Decode(b []byte) error {
 		return fmt.Errorf("kafka protocol: consumer protocol assignment has version %d", v)
 	}
 	a.Version = v
-	a.AssignedPartitions = grpGetTopicPartitions(d)
+	a.AssignedPartitions = decodeTopicPartitions(d)
 	a.UserData = d.Bytes()
 	return d.Err()
 }
 
-// Helpers shared by the group and consumer protocol messages.
-
-func grpPutStrings(e *Encoder, ss []string) {
-	e.ArrayLen(len(ss))
-	for _, s := range ss {
-		e.String(s)
-	}
-}
-
-func grpGetStrings(d *Decoder) []string {
-	n := d.ArrayLen()
-	if n <= 0 {
-		return nil
-	}
-	ss := make([]string, n)
-	for i := range ss {
-		ss[i] = d.String()
-	}
-	return ss
-}
-
-func grpPutInt32s(e *Encoder, vs []int32) {
-	e.ArrayLen(len(vs))
-	for _, v := range vs {
-		e.Int32(v)
-	}
-}
-
-func grpGetInt32s(d *Decoder) []int32 {
-	n := d.ArrayLen()
-	if n <= 0 {
-		return nil
-	}
-	vs := make([]int32, n)
-	for i := range vs {
-		vs[i] = d.Int32()
-	}
-	return vs
-}
-
-// grpPutBytes writes a non-nullable bytes field: nil is written as empty,
-// since brokers reject a null there.
-func grpPutBytes(e *Encoder, b []byte) {
-	if b == nil {
-		b = []byte{}
-	}
-	e.Bytes(b)
-}
-
-// grpGetBytes reads a non-nullable bytes field; empty reads as nil, the
-// mirror of grpPutBytes. The result aliases the input.
-func grpGetBytes(d *Decoder) []byte {
-	if b := d.Bytes(); len(b) > 0 {
-		return b
-	}
-	return nil
-}
-
-func grpPutTopicPartitions(e *Encoder, tps []ConsumerProtocolTopicPartitions) {
+func encodeTopicPartitions(e *Encoder, tps []ConsumerProtocolTopicPartitions) {
 	e.ArrayLen(len(tps))
 	for _, tp := range tps {
 		e.String(tp.Topic)
-		grpPutInt32s(e, tp.Partitions)
+		e.Int32Array(tp.Partitions)
 	}
 }
 
-func grpGetTopicPartitions(d *Decoder) []ConsumerProtocolTopicPartitions {
+func decodeTopicPartitions(d *Decoder) []ConsumerProtocolTopicPartitions {
 	n := d.ArrayLen()
 	if n <= 0 {
 		return nil
@@ -181,7 +123,7 @@ func grpGetTopicPartitions(d *Decoder) []ConsumerProtocolTopicPartitions {
 	tps := make([]ConsumerProtocolTopicPartitions, n)
 	for i := range tps {
 		tps[i].Topic = d.String()
-		tps[i].Partitions = grpGetInt32s(d)
+		tps[i].Partitions = d.Int32Array()
 	}
 	return tps
 }

@@ -41,7 +41,7 @@ func (r *JoinGroupRequest) Encode(e *Encoder, v int16) {
 	for i := range r.Protocols {
 		p := &r.Protocols[i]
 		e.String(p.Name)
-		grpPutBytes(e, p.Metadata)
+		e.NonNullBytes(p.Metadata)
 		e.Tags()
 	}
 	if v >= 8 {
@@ -66,7 +66,7 @@ func (r *JoinGroupRequest) Decode(d *Decoder, v int16) error {
 		for i := range r.Protocols {
 			p := &r.Protocols[i]
 			p.Name = d.String()
-			p.Metadata = grpGetBytes(d)
+			p.Metadata = d.NonNullBytes()
 			d.Tags()
 		}
 	}
@@ -124,7 +124,7 @@ func (r *JoinGroupResponse) Encode(e *Encoder, v int16) {
 		if v >= 5 {
 			e.NullableString(m.GroupInstanceID)
 		}
-		grpPutBytes(e, m.Metadata)
+		e.NonNullBytes(m.Metadata)
 		e.Tags()
 	}
 	e.Tags()
@@ -153,7 +153,7 @@ func (r *JoinGroupResponse) Decode(d *Decoder, v int16) error {
 			if v >= 5 {
 				m.GroupInstanceID = d.NullableString()
 			}
-			m.Metadata = grpGetBytes(d)
+			m.Metadata = d.NonNullBytes()
 			d.Tags()
 		}
 	}

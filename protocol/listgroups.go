@@ -15,14 +15,14 @@ func (*ListGroupsRequest) NewResponse() Response { return new(ListGroupsResponse
 
 func (r *ListGroupsRequest) Encode(e *Encoder, v int16) {
 	if v >= 4 {
-		grpPutStrings(e, r.StatesFilter)
+		e.StringArray(r.StatesFilter)
 	}
 	e.Tags()
 }
 
 func (r *ListGroupsRequest) Decode(d *Decoder, v int16) error {
 	if v >= 4 {
-		r.StatesFilter = grpGetStrings(d)
+		r.StatesFilter = d.StringArray()
 	}
 	d.Tags()
 	return d.Err()

@@ -37,16 +37,12 @@ func (*MetadataRequest) FlexibleFrom() int16   { return 9 }
 func (*MetadataRequest) NewResponse() Response { return new(MetadataResponse) }
 
 func (r *MetadataRequest) Encode(e *Encoder, v int16) {
-	if r.Topics == nil {
-		e.ArrayLen(-1) // all topics
-	} else {
-		e.ArrayLen(len(r.Topics))
-	}
+	e.ArrayLen(lenOrNull(r.Topics)) // null: all topics
 	for i := range r.Topics {
 		t := &r.Topics[i]
 		if v >= 10 {
 			e.UUID(t.TopicID)
-			dpPutNullableName(e, t.Name)
+			e.NullableName(t.Name)
 		} else {
 			e.String(t.Name)
 		}
@@ -78,7 +74,7 @@ func (r *MetadataRequest) Decode(d *Decoder, v int16) error {
 		t := &r.Topics[i]
 		if v >= 10 {
 			t.TopicID = d.UUID()
-			t.Name = dpGetNullableName(d)
+			t.Name = d.NullableName()
 		} else {
 			t.Name = d.String()
 		}
@@ -166,7 +162,7 @@ func (r *MetadataResponse) Encode(e *Encoder, v int16) {
 		t := &r.Topics[i]
 		e.Int16(t.ErrorCode)
 		if v >= 12 {
-			dpPutNullableName(e, t.Name)
+			e.NullableName(t.Name)
 		} else {
 			e.String(t.Name)
 		}
@@ -185,10 +181,10 @@ func (r *MetadataResponse) Encode(e *Encoder, v int16) {
 			if v >= 7 {
 				e.Int32(p.LeaderEpoch)
 			}
-			dpPutInt32s(e, p.ReplicaNodes)
-			dpPutInt32s(e, p.IsrNodes)
+			e.Int32Array(p.ReplicaNodes)
+			e.Int32Array(p.IsrNodes)
 			if v >= 5 {
-				dpPutInt32s(e, p.OfflineReplicas)
+				e.Int32Array(p.OfflineReplicas)
 			}
 			e.Tags()
 		}
@@ -232,7 +228,7 @@ func (r *MetadataResponse) Decode(d *Decoder, v int16) error {
 			t := &r.Topics[i]
 			t.ErrorCode = d.Int16()
 			if v >= 12 {
-				t.Name = dpGetNullableName(d)
+				t.Name = d.NullableName()
 			} else {
 				t.Name = d.String()
 			}
@@ -252,10 +248,10 @@ func (r *MetadataResponse) Decode(d *Decoder, v int16) error {
 					if v >= 7 {
 						p.LeaderEpoch = d.Int32()
 					}
-					p.ReplicaNodes = dpGetInt32s(d)
-					p.IsrNodes = dpGetInt32s(d)
+					p.ReplicaNodes = d.Int32Array()
+					p.IsrNodes = d.Int32Array()
 					if v >= 5 {
-						p.OfflineReplicas = dpGetInt32s(d)
+						p.OfflineReplicas = d.Int32Array()
 					}
 					d.Tags()
 				}
@@ -271,49 +267,6 @@ func (r *MetadataResponse) Decode(d *Decoder, v int16) error {
 	}
 	d.Tags()
 	return d.Err()
-}
-
-// dpPutNullableName writes a topic name in a version where it is nullable:
-// topic names are never empty, so "" stands for null.
-func dpPutNullableName(e *Encoder, name string) {
-	if name == "" {
-		e.NullableString(nil)
-		return
-	}
-	e.String(name)
-}
-
-func dpGetNullableName(d *Decoder) string {
-	if s := d.NullableString(); s != nil {
-		return *s
-	}
-	return ""
-}
-
-// dpPutInt32s writes an array of int32 (nil as an empty array).
-func dpPutInt32s(e *Encoder, s []int32) {
-	e.ArrayLen(len(s))
-	for _, x := range s {
-		e.Int32(x)
-	}
-}
-
-// dpGetInt32s reads an array of int32; null and empty arrays give nil.
-func dpGetInt32s(d *Decoder) []int32 {
-	n := d.ArrayLen()
-	if n <= 0 {
-		return nil
-	}
-	// ArrayLen only bounds n by the remaining bytes; each element takes 4.
-	if n > d.Remaining()/4 {
-		d.Fail(ErrTruncated)
-		return nil
-	}
-	s := make([]int32, n)
-	for i := range s {
-		s[i] = d.Int32()
-	}
-	return s
 }
 
 func init() { registerRequest(func() Request { return new(MetadataRequest) }) }

@@ -44,7 +44,7 @@ func encodeOffsetFetchTopics(e *Encoder, ts []OffsetFetchRequestTopic, nullable 
 	e.ArrayLen(len(ts))
 	for i := range ts {
 		e.String(ts[i].Name)
-		grpPutInt32s(e, ts[i].PartitionIndexes)
+		e.Int32Array(ts[i].PartitionIndexes)
 		e.Tags()
 	}
 }
@@ -57,7 +57,7 @@ func decodeOffsetFetchTopics(d *Decoder) []OffsetFetchRequestTopic {
 	ts := make([]OffsetFetchRequestTopic, n)
 	for i := range ts {
 		ts[i].Name = d.String()
-		ts[i].PartitionIndexes = grpGetInt32s(d)
+		ts[i].PartitionIndexes = d.Int32Array()
 		d.Tags()
 	}
 	return ts

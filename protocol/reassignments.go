@@ -36,7 +36,7 @@ func (r *AlterPartitionReassignmentsRequest) Encode(e *Encoder, v int16) {
 		e.ArrayLen(len(t.Partitions))
 		for _, p := range t.Partitions {
 			e.Int32(p.PartitionIndex)
-			adminPutInt32s(e, p.Replicas, true)
+			e.NullableInt32Array(p.Replicas)
 			e.Tags()
 		}
 		e.Tags()
@@ -56,7 +56,7 @@ func (r *AlterPartitionReassignmentsRequest) Decode(d *Decoder, v int16) error {
 				for j := range t.Partitions {
 					p := &t.Partitions[j]
 					p.PartitionIndex = d.Int32()
-					p.Replicas = adminGetInt32s(d)
+					p.Replicas = d.Int32Array()
 					d.Tags()
 				}
 			}
@@ -158,14 +158,10 @@ func (*ListPartitionReassignmentsRequest) NewResponse() Response {
 
 func (r *ListPartitionReassignmentsRequest) Encode(e *Encoder, v int16) {
 	e.Int32(r.TimeoutMs)
-	if r.Topics == nil {
-		e.ArrayLen(-1)
-	} else {
-		e.ArrayLen(len(r.Topics))
-	}
+	e.ArrayLen(lenOrNull(r.Topics))
 	for _, t := range r.Topics {
 		e.String(t.Name)
-		adminPutInt32s(e, t.PartitionIndexes, false)
+		e.Int32Array(t.PartitionIndexes)
 		e.Tags()
 	}
 	e.Tags()
@@ -178,7 +174,7 @@ func (r *ListPartitionReassignmentsRequest) Decode(d *Decoder, v int16) error {
 		for i := range r.Topics {
 			t := &r.Topics[i]
 			t.Name = d.String()
-			t.PartitionIndexes = adminGetInt32s(d)
+			t.PartitionIndexes = d.Int32Array()
 			d.Tags()
 		}
 	}
@@ -219,9 +215,9 @@ func (r *ListPartitionReassignmentsResponse) Encode(e *Encoder, v int16) {
 		e.ArrayLen(len(t.Partitions))
 		for _, p := range t.Partitions {
 			e.Int32(p.PartitionIndex)
-			adminPutInt32s(e, p.Replicas, false)
-			adminPutInt32s(e, p.AddingReplicas, false)
-			adminPutInt32s(e, p.RemovingReplicas, false)
+			e.Int32Array(p.Replicas)
+			e.Int32Array(p.AddingReplicas)
+			e.Int32Array(p.RemovingReplicas)
 			e.Tags()
 		}
 		e.Tags()
@@ -243,9 +239,9 @@ func (r *ListPartitionReassignmentsResponse) Decode(d *Decoder, v int16) error {
 				for j := range t.Partitions {
 					p := &t.Partitions[j]
 					p.PartitionIndex = d.Int32()
-					p.Replicas = adminGetInt32s(d)
-					p.AddingReplicas = adminGetInt32s(d)
-					p.RemovingReplicas = adminGetInt32s(d)
+					p.Replicas = d.Int32Array()
+					p.AddingReplicas = d.Int32Array()
+					p.RemovingReplicas = d.Int32Array()
 					d.Tags()
 				}
 			}

@@ -33,12 +33,12 @@ func (*SaslHandshakeResponse) Key() ApiKey { return SaslHandshake }
 
 func (r *SaslHandshakeResponse) Encode(e *Encoder, v int16) {
 	e.Int16(r.ErrorCode)
-	grpPutStrings(e, r.Mechanisms)
+	e.StringArray(r.Mechanisms)
 }
 
 func (r *SaslHandshakeResponse) Decode(d *Decoder, v int16) error {
 	r.ErrorCode = d.Int16()
-	r.Mechanisms = grpGetStrings(d)
+	r.Mechanisms = d.StringArray()
 	return d.Err()
 }
 
@@ -54,12 +54,12 @@ func (*SaslAuthenticateRequest) FlexibleFrom() int16   { return 2 }
 func (*SaslAuthenticateRequest) NewResponse() Response { return new(SaslAuthenticateResponse) }
 
 func (r *SaslAuthenticateRequest) Encode(e *Encoder, v int16) {
-	grpPutBytes(e, r.AuthBytes)
+	e.NonNullBytes(r.AuthBytes)
 	e.Tags()
 }
 
 func (r *SaslAuthenticateRequest) Decode(d *Decoder, v int16) error {
-	r.AuthBytes = grpGetBytes(d)
+	r.AuthBytes = d.NonNullBytes()
 	d.Tags()
 	return d.Err()
 }
@@ -79,7 +79,7 @@ func (*SaslAuthenticateResponse) Key() ApiKey { return SaslAuthenticate }
 func (r *SaslAuthenticateResponse) Encode(e *Encoder, v int16) {
 	e.Int16(r.ErrorCode)
 	e.NullableString(r.ErrorMessage)
-	grpPutBytes(e, r.AuthBytes)
+	e.NonNullBytes(r.AuthBytes)
 	if v >= 1 {
 		e.Int64(r.SessionLifetimeMs)
 	}
@@ -89,7 +89,7 @@ func (r *SaslAuthenticateResponse) Encode(e *Encoder, v int16) {
 func (r *SaslAuthenticateResponse) Decode(d *Decoder, v int16) error {
 	r.ErrorCode = d.Int16()
 	r.ErrorMessage = d.NullableString()
-	r.AuthBytes = grpGetBytes(d)
+	r.AuthBytes = d.NonNullBytes()
 	if v >= 1 {
 		r.SessionLifetimeMs = d.Int64()
 	}

@@ -40,7 +40,7 @@ func (r *SyncGroupRequest) Encode(e *Encoder, v int16) {
 	for i := range r.Assignments {
 		a := &r.Assignments[i]
 		e.String(a.MemberID)
-		grpPutBytes(e, a.Assignment)
+		e.NonNullBytes(a.Assignment)
 		e.Tags()
 	}
 	e.Tags()
@@ -62,7 +62,7 @@ func (r *SyncGroupRequest) Decode(d *Decoder, v int16) error {
 		for i := range r.Assignments {
 			a := &r.Assignments[i]
 			a.MemberID = d.String()
-			a.Assignment = grpGetBytes(d)
+			a.Assignment = d.NonNullBytes()
 			d.Tags()
 		}
 	}
@@ -91,7 +91,7 @@ func (r *SyncGroupResponse) Encode(e *Encoder, v int16) {
 		e.NullableString(r.ProtocolType)
 		e.NullableString(r.ProtocolName)
 	}
-	grpPutBytes(e, r.Assignment)
+	e.NonNullBytes(r.Assignment)
 	e.Tags()
 }
 
@@ -104,7 +104,7 @@ func (r *SyncGroupResponse) Decode(d *Decoder, v int16) error {
 		r.ProtocolType = d.NullableString()
 		r.ProtocolName = d.NullableString()
 	}
-	r.Assignment = grpGetBytes(d)
+	r.Assignment = d.NonNullBytes()
 	d.Tags()
 	return d.Err()
 }
