@@ -286,3 +286,13 @@ func (d *Decoder) TagsWith(fn func(tag uint32, value []byte)) {
 		}
 	}
 }
+
+// taggedValue decodes b, the value of a tagged field, with fn in flexible
+// form. fn gets d itself pointed at b (restored after), so that no decoder
+// is allocated and any error sticks in d.
+func (d *Decoder) taggedValue(b []byte, fn func(t *Decoder)) {
+	outer, off, flexible := d.b, d.off, d.Flexible
+	d.b, d.off, d.Flexible = b, 0, true
+	fn(d)
+	d.b, d.off, d.Flexible = outer, off, flexible
+}

@@ -170,6 +170,17 @@ func (e *Encoder) TagsWith(fields ...TaggedField) {
 	}
 }
 
+// taggedValue returns what build writes in flexible form: the value of one
+// tagged field. It is never nil, since an empty value is still present.
+func taggedValue(build func(t *Encoder)) []byte {
+	t := Encoder{Flexible: true}
+	build(&t)
+	if t.B == nil {
+		t.B = []byte{}
+	}
+	return t.B
+}
+
 // TaggedField is one raw tagged field of a flexible message.
 type TaggedField struct {
 	Tag   uint32

@@ -78,31 +78,10 @@ func (r *FetchRequest) Encode(e *Encoder, v int16) {
 	e.ArrayLen(len(r.Topics))
 	for i := range r.Topics {
 		t := &r.Topics[i]
-		if v >= 13 {
-			e.UUID(t.TopicID)
-		} else {
-			e.String(t.Topic)
-		}
+		encodeFetchTopic(e, v, t.Topic, t.TopicID)
 		e.ArrayLen(len(t.Partitions))
 		for j := range t.Partitions {
-			p := &t.Partitions[j]
-			e.Int32(p.Partition)
-			if v >= 9 {
-				e.Int32(p.CurrentLeaderEpoch)
-			}
-			e.Int64(p.FetchOffset)
-			if v >= 12 {
-				e.Int32(p.LastFetchedEpoch)
-			}
-			if v >= 5 {
-				e.Int64(p.LogStartOffset)
-			}
-			e.Int32(p.PartitionMaxBytes)
-			if v >= 17 && p.ReplicaDirectoryID != ([16]byte{}) {
-				e.TagsWith(TaggedField{Tag: 0, Value: p.ReplicaDirectoryID[:]})
-			} else {
-				e.Tags()
-			}
+			t.Partitions[j].encode(e, v)
 		}
 		e.Tags()
 	}
@@ -110,11 +89,7 @@ func (r *FetchRequest) Encode(e *Encoder, v int16) {
 		e.ArrayLen(len(r.ForgottenTopics))
 		for i := range r.ForgottenTopics {
 			t := &r.ForgottenTopics[i]
-			if v >= 13 {
-				e.UUID(t.TopicID)
-			} else {
-				e.String(t.Topic)
-			}
+			encodeFetchTopic(e, v, t.Topic, t.TopicID)
 			e.Int32Array(t.Partitions)
 			e.Tags()
 		}
@@ -124,10 +99,10 @@ func (r *FetchRequest) Encode(e *Encoder, v int16) {
 	}
 	var clusterID, replicaState []byte
 	if v >= 12 && r.ClusterID != nil {
-		clusterID = dpTagged(func(t *Encoder) { t.String(*r.ClusterID) })
+		clusterID = taggedValue(func(t *Encoder) { t.String(*r.ClusterID) })
 	}
 	if v >= 15 && (r.ReplicaID != -1 || r.ReplicaEpoch != -1) {
-		replicaState = dpTagged(func(t *Encoder) {
+		replicaState = taggedValue(func(t *Encoder) {
 			t.Int32(r.ReplicaID)
 			t.Int64(r.ReplicaEpoch)
 			t.Tags()
@@ -158,36 +133,11 @@ func (r *FetchRequest) Decode(d *Decoder, v int16) error {
 		r.Topics = make([]FetchRequestTopic, n)
 		for i := range r.Topics {
 			t := &r.Topics[i]
-			if v >= 13 {
-				t.TopicID = d.UUID()
-			} else {
-				t.Topic = d.String()
-			}
+			t.Topic, t.TopicID = decodeFetchTopic(d, v)
 			if n := d.ArrayLen(); n > 0 {
 				t.Partitions = make([]FetchRequestPartition, n)
 				for j := range t.Partitions {
-					p := &t.Partitions[j]
-					p.Partition = d.Int32()
-					if v >= 9 {
-						p.CurrentLeaderEpoch = d.Int32()
-					}
-					p.FetchOffset = d.Int64()
-					if v >= 12 {
-						p.LastFetchedEpoch = d.Int32()
-					}
-					if v >= 5 {
-						p.LogStartOffset = d.Int64()
-					}
-					p.PartitionMaxBytes = d.Int32()
-					d.TagsWith(func(tag uint32, b []byte) {
-						if tag == 0 && v >= 17 {
-							if len(b) < 16 {
-								d.Fail(ErrTruncated)
-								return
-							}
-							copy(p.ReplicaDirectoryID[:], b)
-						}
-					})
+					t.Partitions[j].decode(d, v)
 				}
 			}
 			d.Tags()
@@ -198,11 +148,7 @@ func (r *FetchRequest) Decode(d *Decoder, v int16) error {
 			r.ForgottenTopics = make([]FetchForgottenTopic, n)
 			for i := range r.ForgottenTopics {
 				t := &r.ForgottenTopics[i]
-				if v >= 13 {
-					t.TopicID = d.UUID()
-				} else {
-					t.Topic = d.String()
-				}
+				t.Topic, t.TopicID = decodeFetchTopic(d, v)
 				t.Partitions = d.Int32Array()
 				d.Tags()
 			}
@@ -214,18 +160,72 @@ func (r *FetchRequest) Decode(d *Decoder, v int16) error {
 	d.TagsWith(func(tag uint32, b []byte) {
 		switch {
 		case tag == 0:
-			t := NewDecoder(b, true)
-			r.ClusterID = t.NullableString()
-			d.Fail(t.Err())
+			d.taggedValue(b, func(t *Decoder) { r.ClusterID = t.NullableString() })
 		case tag == 1 && v >= 15:
-			t := NewDecoder(b, true)
-			r.ReplicaID = t.Int32()
-			r.ReplicaEpoch = t.Int64()
-			t.Tags()
-			d.Fail(t.Err())
+			d.taggedValue(b, func(t *Decoder) {
+				r.ReplicaID = t.Int32()
+				r.ReplicaEpoch = t.Int64()
+				t.Tags()
+			})
 		}
 	})
 	return d.Err()
+}
+
+func (p *FetchRequestPartition) encode(e *Encoder, v int16) {
+	e.Int32(p.Partition)
+	if v >= 9 {
+		e.Int32(p.CurrentLeaderEpoch)
+	}
+	e.Int64(p.FetchOffset)
+	if v >= 12 {
+		e.Int32(p.LastFetchedEpoch)
+	}
+	if v >= 5 {
+		e.Int64(p.LogStartOffset)
+	}
+	e.Int32(p.PartitionMaxBytes)
+	if v >= 17 && p.ReplicaDirectoryID != ([16]byte{}) {
+		e.TagsWith(TaggedField{Tag: 0, Value: p.ReplicaDirectoryID[:]})
+	} else {
+		e.Tags()
+	}
+}
+
+func (p *FetchRequestPartition) decode(d *Decoder, v int16) {
+	p.Partition = d.Int32()
+	if v >= 9 {
+		p.CurrentLeaderEpoch = d.Int32()
+	}
+	p.FetchOffset = d.Int64()
+	if v >= 12 {
+		p.LastFetchedEpoch = d.Int32()
+	}
+	if v >= 5 {
+		p.LogStartOffset = d.Int64()
+	}
+	p.PartitionMaxBytes = d.Int32()
+	d.TagsWith(func(tag uint32, b []byte) {
+		if tag == 0 && v >= 17 {
+			d.taggedValue(b, func(t *Decoder) { p.ReplicaDirectoryID = t.UUID() })
+		}
+	})
+}
+
+// encodeFetchTopic writes a topic's name up to v12, its id from v13.
+func encodeFetchTopic(e *Encoder, v int16, name string, id [16]byte) {
+	if v >= 13 {
+		e.UUID(id)
+	} else {
+		e.String(name)
+	}
+}
+
+func decodeFetchTopic(d *Decoder, v int16) (name string, id [16]byte) {
+	if v >= 13 {
+		return "", d.UUID()
+	}
+	return d.String(), id
 }
 
 // FetchResponse carries the records of the partitions fetched.
@@ -318,63 +318,15 @@ func (r *FetchResponse) Encode(e *Encoder, v int16) {
 	e.ArrayLen(len(r.Topics))
 	for i := range r.Topics {
 		t := &r.Topics[i]
-		if v >= 13 {
-			e.UUID(t.TopicID)
-		} else {
-			e.String(t.Topic)
-		}
+		encodeFetchTopic(e, v, t.Topic, t.TopicID)
 		e.ArrayLen(len(t.Partitions))
 		for j := range t.Partitions {
-			p := &t.Partitions[j]
-			e.Int32(p.PartitionIndex)
-			e.Int16(p.ErrorCode)
-			e.Int64(p.HighWatermark)
-			if v >= 4 {
-				e.Int64(p.LastStableOffset)
-			}
-			if v >= 5 {
-				e.Int64(p.LogStartOffset)
-			}
-			if v >= 4 {
-				e.ArrayLen(lenOrNull(p.AbortedTransactions))
-				for _, a := range p.AbortedTransactions {
-					e.Int64(a.ProducerID)
-					e.Int64(a.FirstOffset)
-					e.Tags()
-				}
-			}
-			if v >= 11 {
-				e.Int32(p.PreferredReadReplica)
-			}
-			e.Bytes(p.Records)
-			if e.Flexible && (p.DivergingEpoch != nil || p.CurrentLeader != nil || p.SnapshotID != nil) {
-				var diverging, leader, snapshot []byte
-				if p.DivergingEpoch != nil {
-					diverging = dpTagged(func(t *Encoder) {
-						t.Int32(p.DivergingEpoch.Epoch)
-						t.Int64(p.DivergingEpoch.EndOffset)
-						t.Tags()
-					})
-				}
-				if p.CurrentLeader != nil {
-					leader = dpPutLeader(p.CurrentLeader)
-				}
-				if p.SnapshotID != nil {
-					snapshot = dpTagged(func(t *Encoder) {
-						t.Int64(p.SnapshotID.EndOffset)
-						t.Int32(p.SnapshotID.Epoch)
-						t.Tags()
-					})
-				}
-				e.TagsWith(TaggedField{0, diverging}, TaggedField{1, leader}, TaggedField{2, snapshot})
-			} else {
-				e.Tags()
-			}
+			t.Partitions[j].encode(e, v)
 		}
 		e.Tags()
 	}
 	if v >= 16 && r.NodeEndpoints != nil {
-		e.TagsWith(TaggedField{0, dpPutNodeEndpoints(r.NodeEndpoints)})
+		e.TagsWith(TaggedField{0, nodeEndpointsTag(r.NodeEndpoints)})
 	} else {
 		e.Tags()
 	}
@@ -392,15 +344,11 @@ func (r *FetchResponse) Decode(d *Decoder, v int16) error {
 		r.Topics = make([]FetchResponseTopic, n)
 		for i := range r.Topics {
 			t := &r.Topics[i]
-			if v >= 13 {
-				t.TopicID = d.UUID()
-			} else {
-				t.Topic = d.String()
-			}
+			t.Topic, t.TopicID = decodeFetchTopic(d, v)
 			if n := d.ArrayLen(); n > 0 {
 				t.Partitions = make([]FetchResponsePartition, n)
 				for j := range t.Partitions {
-					dpGetFetchPartition(d, v, &t.Partitions[j])
+					t.Partitions[j].decode(d, v)
 				}
 			}
 			d.Tags()
@@ -408,13 +356,48 @@ func (r *FetchResponse) Decode(d *Decoder, v int16) error {
 	}
 	d.TagsWith(func(tag uint32, b []byte) {
 		if tag == 0 && v >= 16 {
-			r.NodeEndpoints = dpGetNodeEndpoints(d, b)
+			r.NodeEndpoints = decodeNodeEndpointsTag(d, b)
 		}
 	})
 	return d.Err()
 }
 
-func dpGetFetchPartition(d *Decoder, v int16, p *FetchResponsePartition) {
+func (p *FetchResponsePartition) encode(e *Encoder, v int16) {
+	e.Int32(p.PartitionIndex)
+	e.Int16(p.ErrorCode)
+	e.Int64(p.HighWatermark)
+	if v >= 4 {
+		e.Int64(p.LastStableOffset)
+	}
+	if v >= 5 {
+		e.Int64(p.LogStartOffset)
+	}
+	if v >= 4 {
+		e.ArrayLen(lenOrNull(p.AbortedTransactions))
+		for _, a := range p.AbortedTransactions {
+			e.Int64(a.ProducerID)
+			e.Int64(a.FirstOffset)
+			e.Tags()
+		}
+	}
+	if v >= 11 {
+		e.Int32(p.PreferredReadReplica)
+	}
+	e.Bytes(p.Records)
+	var diverging, leader, snapshot []byte
+	if p.DivergingEpoch != nil {
+		diverging = taggedValue(p.DivergingEpoch.encode)
+	}
+	if p.CurrentLeader != nil {
+		leader = taggedValue(p.CurrentLeader.encode)
+	}
+	if p.SnapshotID != nil {
+		snapshot = taggedValue(p.SnapshotID.encode)
+	}
+	e.TagsWith(TaggedField{0, diverging}, TaggedField{1, leader}, TaggedField{2, snapshot})
+}
+
+func (p *FetchResponsePartition) decode(d *Decoder, v int16) {
 	p.PartitionIndex = d.Int32()
 	p.ErrorCode = d.Int16()
 	p.HighWatermark = d.Int64()
@@ -444,89 +427,88 @@ func dpGetFetchPartition(d *Decoder, v int16, p *FetchResponsePartition) {
 	}
 	p.Records = d.Bytes()
 	d.TagsWith(func(tag uint32, b []byte) {
-		t := Decoder{b: b, Flexible: true}
 		switch tag {
 		case 0:
-			x := &FetchEpochEndOffset{}
-			x.Epoch = t.Int32()
-			x.EndOffset = t.Int64()
-			p.DivergingEpoch = x
+			p.DivergingEpoch = new(FetchEpochEndOffset)
+			d.taggedValue(b, p.DivergingEpoch.decode)
 		case 1:
-			p.CurrentLeader = dpGetLeader(d, b)
-			return
+			p.CurrentLeader = new(LeaderIDAndEpoch)
+			d.taggedValue(b, p.CurrentLeader.decode)
 		case 2:
-			x := &FetchSnapshotID{}
-			x.EndOffset = t.Int64()
-			x.Epoch = t.Int32()
-			p.SnapshotID = x
-		default:
-			return
+			p.SnapshotID = new(FetchSnapshotID)
+			d.taggedValue(b, p.SnapshotID.decode)
 		}
-		t.Tags()
-		d.Fail(t.Err())
 	})
 }
 
-// dpTagged returns the bytes build writes in flexible form: the value of
-// one tagged field.
-func dpTagged(build func(e *Encoder)) []byte {
-	t := Encoder{Flexible: true}
-	build(&t)
-	if t.B == nil {
-		t.B = []byte{} // an empty value is still present
-	}
-	return t.B
+func (x *FetchEpochEndOffset) encode(e *Encoder) {
+	e.Int32(x.Epoch)
+	e.Int64(x.EndOffset)
+	e.Tags()
 }
 
-func dpPutLeader(l *LeaderIDAndEpoch) []byte {
-	return dpTagged(func(t *Encoder) {
-		t.Int32(l.LeaderID)
-		t.Int32(l.LeaderEpoch)
-		t.Tags()
-	})
+func (x *FetchEpochEndOffset) decode(d *Decoder) {
+	x.Epoch = d.Int32()
+	x.EndOffset = d.Int64()
+	d.Tags()
 }
 
-func dpGetLeader(d *Decoder, b []byte) *LeaderIDAndEpoch {
-	t := Decoder{b: b, Flexible: true}
-	l := &LeaderIDAndEpoch{LeaderID: t.Int32(), LeaderEpoch: t.Int32()}
-	t.Tags()
-	d.Fail(t.Err())
-	return l
+func (x *FetchSnapshotID) encode(e *Encoder) {
+	e.Int64(x.EndOffset)
+	e.Int32(x.Epoch)
+	e.Tags()
 }
 
-// dpPutNodeEndpoints returns the value of a NodeEndpoints tagged field.
-func dpPutNodeEndpoints(nodes []NodeEndpoint) []byte {
-	return dpTagged(func(t *Encoder) {
-		t.ArrayLen(len(nodes))
+func (x *FetchSnapshotID) decode(d *Decoder) {
+	x.EndOffset = d.Int64()
+	x.Epoch = d.Int32()
+	d.Tags()
+}
+
+func (l *LeaderIDAndEpoch) encode(e *Encoder) {
+	e.Int32(l.LeaderID)
+	e.Int32(l.LeaderEpoch)
+	e.Tags()
+}
+
+func (l *LeaderIDAndEpoch) decode(d *Decoder) {
+	l.LeaderID = d.Int32()
+	l.LeaderEpoch = d.Int32()
+	d.Tags()
+}
+
+// nodeEndpointsTag returns the value of a NodeEndpoints tagged field.
+func nodeEndpointsTag(nodes []NodeEndpoint) []byte {
+	return taggedValue(func(e *Encoder) {
+		e.ArrayLen(len(nodes))
 		for i := range nodes {
 			n := &nodes[i]
-			t.Int32(n.NodeID)
-			t.String(n.Host)
-			t.Int32(n.Port)
-			t.NullableString(n.Rack)
-			t.Tags()
+			e.Int32(n.NodeID)
+			e.String(n.Host)
+			e.Int32(n.Port)
+			e.NullableString(n.Rack)
+			e.Tags()
 		}
 	})
 }
 
-// dpGetNodeEndpoints decodes the value of a NodeEndpoints tagged field,
-// recording any error in d.
-func dpGetNodeEndpoints(d *Decoder, b []byte) []NodeEndpoint {
-	t := Decoder{b: b, Flexible: true}
-	var nodes []NodeEndpoint
-	if n := t.ArrayLen(); n > 0 {
-		nodes = make([]NodeEndpoint, n)
-		for i := range nodes {
-			e := &nodes[i]
-			e.NodeID = t.Int32()
-			e.Host = t.String()
-			e.Port = t.Int32()
-			e.Rack = t.NullableString()
-			t.Tags()
+// decodeNodeEndpointsTag decodes the value of a NodeEndpoints tagged field,
+// recording any error in d (and returning nil).
+func decodeNodeEndpointsTag(d *Decoder, b []byte) (nodes []NodeEndpoint) {
+	d.taggedValue(b, func(t *Decoder) {
+		if n := t.ArrayLen(); n > 0 {
+			nodes = make([]NodeEndpoint, n)
+			for i := range nodes {
+				e := &nodes[i]
+				e.NodeID = t.Int32()
+				e.Host = t.String()
+				e.Port = t.Int32()
+				e.Rack = t.NullableString()
+				t.Tags()
+			}
 		}
-	}
-	d.Fail(t.Err())
-	if t.Err() != nil {
+	})
+	if d.Err() != nil {
 		return nil
 	}
 	return nodes

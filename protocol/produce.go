@@ -150,7 +150,7 @@ func (r *ProduceResponse) Encode(e *Encoder, v int16) {
 				e.NullableString(p.ErrorMessage)
 			}
 			if v >= 10 && p.CurrentLeader != nil {
-				e.TagsWith(TaggedField{0, dpPutLeader(p.CurrentLeader)})
+				e.TagsWith(TaggedField{0, taggedValue(p.CurrentLeader.encode)})
 			} else {
 				e.Tags()
 			}
@@ -161,7 +161,7 @@ func (r *ProduceResponse) Encode(e *Encoder, v int16) {
 		e.Int32(r.ThrottleTimeMs)
 	}
 	if v >= 10 && r.NodeEndpoints != nil {
-		e.TagsWith(TaggedField{0, dpPutNodeEndpoints(r.NodeEndpoints)})
+		e.TagsWith(TaggedField{0, nodeEndpointsTag(r.NodeEndpoints)})
 	} else {
 		e.Tags()
 	}
@@ -200,7 +200,8 @@ func (r *ProduceResponse) Decode(d *Decoder, v int16) error {
 					}
 					d.TagsWith(func(tag uint32, b []byte) {
 						if tag == 0 && v >= 10 {
-							p.CurrentLeader = dpGetLeader(d, b)
+							p.CurrentLeader = new(LeaderIDAndEpoch)
+							d.taggedValue(b, p.CurrentLeader.decode)
 						}
 					})
 				}
@@ -213,7 +214,7 @@ func (r *ProduceResponse) Decode(d *Decoder, v int16) error {
 	}
 	d.TagsWith(func(tag uint32, b []byte) {
 		if tag == 0 && v >= 10 {
-			r.NodeEndpoints = dpGetNodeEndpoints(d, b)
+			r.NodeEndpoints = decodeNodeEndpointsTag(d, b)
 		}
 	})
 	return d.Err()
