@@ -5,6 +5,14 @@
 // 127.0.0.1 (no SASL or TLS listeners here; the JVM-based tool has those).
 //
 // It is a module of its own so that kafka-go itself does not depend on testcontainers-go.
+//
+// Versions: the module stays on go 1.23 so that its users need no newer toolchain. That fixes
+// testcontainers-go at v0.38.0, the last release whose go.mod allows 1.23 (v0.39.0 and later declare 1.24
+// or more), with its Docker types from github.com/docker/docker v28. github.com/docker/docker has no go.mod,
+// so `go mod tidy` resolves the imports of its tests (OpenTelemetry's OTLP trace exporter) to the newest
+// releases, which declare go 1.24 or more; go.mod pins go.opentelemetry.io/otel/exporters/otlp/otlptrace
+// v1.35.0 and go.opentelemetry.io/proto/otlp v1.5.0 to keep them, and everything they pull, at 1.23 or below.
+// Check after any upgrade: `go list -m -f '{{.Path}} {{.GoVersion}}' all` must list nothing above 1.23.
 package containers
 
 import (
@@ -12,14 +20,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/moby/moby/api/types/container"
-	dnetwork "github.com/moby/moby/api/types/network"
+	"github.com/docker/docker/api/types/container"
+	"github.com/docker/go-connections/nat"
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/network"
 	"github.com/testcontainers/testcontainers-go/wait"
@@ -52,7 +59,7 @@ type Cluster struct {
 	Version   string         // from the image tag, e.g. 3.7.2
 	Selector  string         // replica.selector.class or "none"
 
-	nodes   map[int]testcontainers.Container
+	nodes   map[int]*testcontainers.DockerContainer
 	network *testcontainers.DockerNetwork
 }
 
@@ -90,7 +97,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		Racks:     map[int]string{},
 		Version:   o.Image[strings.LastIndex(o.Image, ":")+1:],
 		Selector:  RackAwareReplicaSelector,
-		nodes:     map[int]testcontainers.Container{},
+		nodes:     map[int]*testcontainers.DockerContainer{},
 	}
 	if o.NoSelector {
 		c.Selector = "none"
@@ -135,7 +142,9 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	return c, nil
 }
 
-func startNode(ctx context.Context, o Options, c *Cluster, nw *testcontainers.DockerNetwork, id int, voters string) (testcontainers.Container, error) {
+// startNode may return a container together with an error (created, then failed to start): the caller
+// keeps it so that Terminate removes it. The result is a typed pointer so that "no container" is a plain nil.
+func startNode(ctx context.Context, o Options, c *Cluster, nw *testcontainers.DockerNetwork, id int, voters string) (*testcontainers.DockerContainer, error) {
 	port := strconv.Itoa(o.PortBase + id)
 	name := fmt.Sprintf("kafka-%d", id)
 	env := map[string]string{
@@ -167,14 +176,14 @@ func startNode(ctx context.Context, o Options, c *Cluster, nw *testcontainers.Do
 	if !o.NoSelector {
 		env["KAFKA_REPLICA_SELECTOR_CLASS"] = RackAwareReplicaSelector
 	}
-	hostPort := dnetwork.MustParsePort(port + "/tcp")
+	hostPort := nat.Port(port + "/tcp")
 	return testcontainers.Run(ctx, o.Image,
 		testcontainers.WithEnv(env),
 		testcontainers.WithExposedPorts(port+"/tcp"),
 		network.WithNetwork([]string{name}, nw),
 		testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
-			hc.PortBindings = dnetwork.PortMap{
-				hostPort: {{HostIP: netip.MustParseAddr("127.0.0.1"), HostPort: port}},
+			hc.PortBindings = nat.PortMap{
+				hostPort: {{HostIP: "127.0.0.1", HostPort: port}},
 			}
 		}),
 		testcontainers.WithWaitStrategyAndDeadline(o.StartupTimeout, wait.ForLog("Kafka Server started")),
