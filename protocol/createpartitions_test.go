@@ -17,7 +17,7 @@ func createPartitionsSample(v int16) (Request, Response) {
 		ThrottleTimeMs: 1,
 		Results: []CreatePartitionsResponseResult{
 			{Name: "orders"},
-			{Name: "events", ErrorCode: 37, ErrorMessage: adminStr("Topic currently has 4 partitions")},
+			{Name: "events", ErrorCode: 37, ErrorMessage: strp("Topic currently has 4 partitions")},
 		},
 	}
 	return req, resp
@@ -28,25 +28,25 @@ func TestCreatePartitionsRoundTrip(t *testing.T) {
 }
 
 func TestCreatePartitionsBytes(t *testing.T) {
-	adminCheckBytes(t, adminHex(t, `
-		00000002                     // topics
-		0003 "foo" 00000006 ffffffff // count 6, null assignments
-		0003 "bar" 00000004
-		00000001 00000002 00000001 00000003 // one new partition on brokers 1, 3
-		00007530 00                  // timeout, validate only
-	`), 1, false, &CreatePartitionsRequest{
+	checkBytes(t, wire(
+		int32(2),                             // topics
+		int16(3), "foo", int32(6), int32(-1), // count 6, null assignments
+		int16(3), "bar", int32(4),
+		int32(1), int32(2), int32(1), int32(3), // one new partition on brokers 1, 3
+		int32(30000), byte(0), // timeout, validate only
+	), 1, false, &CreatePartitionsRequest{
 		Topics: []CreatePartitionsRequestTopic{
 			{Name: "foo", Count: 6},
 			{Name: "bar", Count: 4, Assignments: []CreatePartitionsRequestAssignment{{BrokerIDs: []int32{1, 3}}}},
 		},
 		TimeoutMs: 30000,
-	}, new(CreatePartitionsRequest))
+	})
 
-	adminCheckBytes(t, adminHex(t, `
-		00000000 02
-		04 "foo" 0025 0a "too small" 00 // INVALID_PARTITIONS
-		00
-	`), 2, true, &CreatePartitionsResponse{
-		Results: []CreatePartitionsResponseResult{{Name: "foo", ErrorCode: 37, ErrorMessage: adminStr("too small")}},
-	}, new(CreatePartitionsResponse))
+	checkBytes(t, wire(
+		int32(0), byte(2),
+		byte(4), "foo", int16(37), byte(10), "too small", byte(0), // INVALID_PARTITIONS
+		byte(0),
+	), 2, true, &CreatePartitionsResponse{
+		Results: []CreatePartitionsResponseResult{{Name: "foo", ErrorCode: 37, ErrorMessage: strp("too small")}},
+	})
 }

@@ -15,7 +15,7 @@ func electLeadersSample(v int16) (Request, Response) {
 		ReplicaElectionResults: []ElectLeadersResponseTopic{
 			{Topic: "orders", PartitionResult: []ElectLeadersResponsePartition{
 				{PartitionID: 0},
-				{PartitionID: 1, ErrorCode: 84, ErrorMessage: adminStr("Leader election not needed for topic partition.")},
+				{PartitionID: 1, ErrorCode: 84, ErrorMessage: strp("Leader election not needed for topic partition.")},
 			}},
 			{Topic: "events", PartitionResult: []ElectLeadersResponsePartition{{PartitionID: 7, ErrorCode: 3}}},
 		},
@@ -35,32 +35,32 @@ func TestElectLeadersRoundTrip(t *testing.T) {
 }
 
 func TestElectLeadersBytes(t *testing.T) {
-	adminCheckBytes(t, adminHex(t, `ffffffff 0000ea60`), 0, false,
-		&ElectLeadersRequest{TimeoutMs: 60000}, new(ElectLeadersRequest))
+	checkBytes(t, wire(int32(-1), int32(60000)), 0, false,
+		&ElectLeadersRequest{TimeoutMs: 60000})
 
-	adminCheckBytes(t, adminHex(t, `
-		01                                  // unclean
-		02 04 "foo" 03 00000000 00000001 00 // foo: partitions 0, 1
-		0000ea60 00
-	`), 2, true, &ElectLeadersRequest{
+	checkBytes(t, wire(
+		byte(1),                                                       // unclean
+		byte(2), byte(4), "foo", byte(3), int32(0), int32(1), byte(0), // foo: partitions 0, 1
+		int32(60000), byte(0),
+	), 2, true, &ElectLeadersRequest{
 		ElectionType:    ElectionTypeUnclean,
 		TopicPartitions: []ElectLeadersRequestTopic{{Topic: "foo", Partitions: []int32{0, 1}}},
 		TimeoutMs:       60000,
-	}, new(ElectLeadersRequest))
+	})
 
-	adminCheckBytes(t, adminHex(t, `
-		00000000                 // throttle (no top-level error code in v0)
-		00000001 0003 "foo"
-		00000001 00000000 0000 ffff
-	`), 0, false, &ElectLeadersResponse{
+	checkBytes(t, wire(
+		int32(0), // throttle (no top-level error code in v0)
+		int32(1), int16(3), "foo",
+		int32(1), int32(0), int16(0), int16(-1),
+	), 0, false, &ElectLeadersResponse{
 		ReplicaElectionResults: []ElectLeadersResponseTopic{{Topic: "foo", PartitionResult: []ElectLeadersResponsePartition{{}}}},
-	}, new(ElectLeadersResponse))
+	})
 
-	adminCheckBytes(t, adminHex(t, `
-		00000000 0000
-		02 04 "foo" 02 00000000 0054 00 00 00 // ELECTION_NOT_NEEDED, null message
-		00
-	`), 2, true, &ElectLeadersResponse{
+	checkBytes(t, wire(
+		int32(0), int16(0),
+		byte(2), byte(4), "foo", byte(2), int32(0), int16(84), byte(0), byte(0), byte(0), // ELECTION_NOT_NEEDED, null message
+		byte(0),
+	), 2, true, &ElectLeadersResponse{
 		ReplicaElectionResults: []ElectLeadersResponseTopic{{Topic: "foo", PartitionResult: []ElectLeadersResponsePartition{{ErrorCode: 84}}}},
-	}, new(ElectLeadersResponse))
+	})
 }

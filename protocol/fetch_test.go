@@ -2,96 +2,8 @@ package protocol
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
-	"reflect"
 	"testing"
-)
-
-// Helpers shared by the data-path message tests (fetch, metadata,
-// listoffsets, offsetforleaderepoch, produce).
-
-func dpStr(s string) *string { return &s }
-
-// dpBE lays out bytes by hand, independently of Encoder: int8, int16, int32
-// and int64 are written big-endian, a byte (uint8) as itself, a string as
-// its raw characters (lengths are written by the caller) and []byte as is.
-func dpBE(parts ...any) []byte {
-	var b []byte
-	for _, p := range parts {
-		switch x := p.(type) {
-		case int8:
-			b = append(b, byte(x))
-		case byte:
-			b = append(b, x)
-		case int16:
-			b = binary.BigEndian.AppendUint16(b, uint16(x))
-		case int32:
-			b = binary.BigEndian.AppendUint32(b, uint32(x))
-		case int64:
-			b = binary.BigEndian.AppendUint64(b, uint64(x))
-		case string:
-			b = append(b, x...)
-		case []byte:
-			b = append(b, x...)
-		case [16]byte:
-			b = append(b, x[:]...)
-		default:
-			panic(fmt.Sprintf("dpBE: unsupported %T", p))
-		}
-	}
-	return b
-}
-
-// dpCheck checks that want encodes to exactly b at version v and that b
-// decodes (into got) back to want, consuming every byte.
-func dpCheck(t *testing.T, b []byte, v int16, flexible bool, want, got Message) {
-	t.Helper()
-	e := Encoder{Flexible: flexible}
-	want.Encode(&e, v)
-	if !bytes.Equal(e.B, b) {
-		t.Errorf("%T v%d encoding:\nwant % x\n got % x", want, v, b, e.B)
-	}
-	d := NewDecoder(b, flexible)
-	if err := got.Decode(d, v); err != nil {
-		t.Fatalf("%T v%d decoding: %v", got, v, err)
-	}
-	if d.Remaining() != 0 {
-		t.Errorf("%T v%d: %d bytes left after decoding", got, v, d.Remaining())
-	}
-	if !reflect.DeepEqual(want, got) {
-		t.Errorf("%T v%d decoding:\nwant %+v\n got %+v", got, v, want, got)
-	}
-}
-
-// dpFuzzResponse decodes data as the body of a response at each version;
-// whatever decodes must encode and decode again to the same value.
-func dpFuzzResponse(t *testing.T, data []byte, versions []int16, flexibleFrom int16, newResp func() Response) {
-	for _, v := range versions {
-		flexible := v >= flexibleFrom
-		r := newResp()
-		if r.Decode(NewDecoder(data, flexible), v) != nil {
-			continue
-		}
-		e := Encoder{Flexible: flexible}
-		r.Encode(&e, v)
-		again := newResp()
-		d := NewDecoder(e.B, flexible)
-		if err := again.Decode(d, v); err != nil {
-			t.Fatalf("v%d: re-encoded value does not decode: %v", v, err)
-		}
-		if d.Remaining() != 0 {
-			t.Fatalf("v%d: %d bytes left decoding a re-encoded value", v, d.Remaining())
-		}
-		if !reflect.DeepEqual(r, again) {
-			t.Fatalf("v%d: re-encoding changed the value:\n first %+v\nsecond %+v", v, r, again)
-		}
-	}
-}
-
-var (
-	dpTopicID  = [16]byte{0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
-	dpTopicID2 = [16]byte{15: 1}
 )
 
 func goldenFetchRequest(v int16) *FetchRequest {
@@ -115,7 +27,7 @@ func goldenFetchRequest(v int16) *FetchRequest {
 		{Partition: 3, FetchOffset: 1 << 40, PartitionMaxBytes: 1 << 20},
 	}}
 	if v >= 13 {
-		t.TopicID = dpTopicID
+		t.TopicID = testTopicID
 	} else {
 		t.Topic = "events"
 	}
@@ -135,7 +47,7 @@ func goldenFetchRequest(v int16) *FetchRequest {
 	if v >= 7 {
 		f := FetchForgottenTopic{Partitions: []int32{1, 2}}
 		if v >= 13 {
-			f.TopicID = dpTopicID2
+			f.TopicID = testTopicID2
 		} else {
 			f.Topic = "old"
 		}
@@ -155,10 +67,10 @@ func goldenFollowerFetchRequest(v int16) *FetchRequest {
 		r.ReplicaEpoch = 1234
 	}
 	if v >= 12 {
-		r.ClusterID = dpStr("cluster-x")
+		r.ClusterID = strp("cluster-x")
 	}
 	if v >= 17 {
-		r.Topics[0].Partitions[1].ReplicaDirectoryID = dpTopicID2
+		r.Topics[0].Partitions[1].ReplicaDirectoryID = testTopicID2
 	}
 	return r
 }
@@ -172,7 +84,7 @@ func goldenFetchResponse(v int16, partitions int) *FetchResponse {
 	}
 	t := FetchResponseTopic{}
 	if v >= 13 {
-		t.TopicID = dpTopicID
+		t.TopicID = testTopicID
 	} else {
 		t.Topic = "events"
 	}
@@ -210,7 +122,7 @@ func goldenFetchResponse(v int16, partitions int) *FetchResponse {
 	r.Topics = []FetchResponseTopic{t}
 	if v >= 16 {
 		r.NodeEndpoints = []NodeEndpoint{
-			{NodeID: 2, Host: "broker-2", Port: 9092, Rack: dpStr("us-east-1b")},
+			{NodeID: 2, Host: "broker-2", Port: 9092, Rack: strp("us-east-1b")},
 			{NodeID: 3, Host: "broker-3", Port: 9093},
 		}
 	}
@@ -237,7 +149,7 @@ func TestFetchRoundTrip(t *testing.T) {
 // read replica is broker 2.
 func TestFetchResponseV11PreferredReadReplica(t *testing.T) {
 	records := []byte("RECORDS!")
-	b := dpBE(
+	b := wire(
 		int32(0),           // throttle_time_ms
 		int16(0),           // error_code
 		int32(123),         // session_id
@@ -264,8 +176,7 @@ func TestFetchResponseV11PreferredReadReplica(t *testing.T) {
 			Records:              records,
 		}},
 	}}}
-	got := new(FetchResponse)
-	dpCheck(t, b, 11, false, want, got)
+	got := checkBytes(t, b, 11, false, want).(*FetchResponse)
 	if got.Topics[0].Partitions[0].PreferredReadReplica != 2 {
 		t.Fatalf("preferred read replica %d, want 2", got.Topics[0].Partitions[0].PreferredReadReplica)
 	}
@@ -279,12 +190,12 @@ func TestFetchResponseV11PreferredReadReplica(t *testing.T) {
 // with the partition tags (diverging epoch, current leader, snapshot id)
 // and the top-level NodeEndpoints tag.
 func TestFetchResponseV16Tagged(t *testing.T) {
-	b := dpBE(
+	b := wire(
 		int32(5), // throttle_time_ms
 		int16(0), // error_code
 		int32(0), // session_id
 		byte(2),  // compact [responses]: 1 element
-		dpTopicID,
+		testTopicID,
 		byte(2),                                         // compact [partitions]: 1 element
 		int32(0),                                        // partition_index
 		int16(6),                                        // error_code NOT_LEADER_OR_FOLLOWER
@@ -305,7 +216,7 @@ func TestFetchResponseV16Tagged(t *testing.T) {
 	)
 	want := &FetchResponse{
 		ThrottleTimeMs: 5,
-		Topics: []FetchResponseTopic{{TopicID: dpTopicID, Partitions: []FetchResponsePartition{{
+		Topics: []FetchResponseTopic{{TopicID: testTopicID, Partitions: []FetchResponsePartition{{
 			ErrorCode:            6,
 			HighWatermark:        100,
 			LastStableOffset:     100,
@@ -315,15 +226,15 @@ func TestFetchResponseV16Tagged(t *testing.T) {
 			CurrentLeader:        &LeaderIDAndEpoch{LeaderID: 3, LeaderEpoch: 8},
 			SnapshotID:           &FetchSnapshotID{EndOffset: 60, Epoch: 1},
 		}}}},
-		NodeEndpoints: []NodeEndpoint{{NodeID: 3, Host: "host", Port: 9092, Rack: dpStr("r1")}},
+		NodeEndpoints: []NodeEndpoint{{NodeID: 3, Host: "host", Port: 9092, Rack: strp("r1")}},
 	}
-	dpCheck(t, b, 16, true, want, new(FetchResponse))
+	checkBytes(t, b, 16, true, want)
 }
 
 // TestFetchRequestV11Bytes checks a consumer's v11 request against bytes
 // laid out from the spec.
 func TestFetchRequestV11Bytes(t *testing.T) {
-	b := dpBE(
+	b := wire(
 		int32(-1), int32(500), int32(1), int32(1<<20), // replica, max wait, min bytes, max bytes
 		int8(1),             // isolation level
 		int32(0), int32(-1), // session id, epoch
@@ -339,26 +250,26 @@ func TestFetchRequestV11Bytes(t *testing.T) {
 		}}},
 		RackID: "r1",
 	}
-	dpCheck(t, b, 11, false, want, new(FetchRequest))
+	checkBytes(t, b, 11, false, want)
 }
 
 // TestFetchRequestV15ReplicaState checks that a consumer sends no
 // ReplicaState at v15+ and a follower does.
 func TestFetchRequestV15ReplicaState(t *testing.T) {
-	head := dpBE(
+	head := wire(
 		int32(0), int32(0), int32(0), int8(0), // max wait, min bytes, max bytes, isolation
 		int32(0), int32(0), // session id, epoch
 		byte(1), byte(1), byte(1), // no topics, no forgotten topics, rack ""
 	)
-	consumer := dpBE(head, byte(0)) // no tagged fields
-	dpCheck(t, consumer, 15, true, &FetchRequest{ReplicaID: -1, ReplicaEpoch: -1}, new(FetchRequest))
+	consumer := wire(head, byte(0)) // no tagged fields
+	checkBytes(t, consumer, 15, true, &FetchRequest{ReplicaID: -1, ReplicaEpoch: -1})
 
-	follower := dpBE(head,
+	follower := wire(head,
 		byte(1),           // one tagged field
 		byte(1), byte(13), // tag 1 (ReplicaState), 13 bytes
 		int32(4), int64(99), byte(0),
 	)
-	dpCheck(t, follower, 15, true, &FetchRequest{ReplicaID: 4, ReplicaEpoch: 99}, new(FetchRequest))
+	checkBytes(t, follower, 15, true, &FetchRequest{ReplicaID: 4, ReplicaEpoch: 99})
 }
 
 func TestFetchPreferredReadReplicaAbsent(t *testing.T) {
@@ -392,7 +303,7 @@ func TestFetchPreferredReadReplicaAbsent(t *testing.T) {
 // TestFetchResponseTruncatedTag checks that a tagged struct cut short is an
 // error, not a silent zero.
 func TestFetchResponseTruncatedTag(t *testing.T) {
-	b := dpBE(int32(0), int16(0), int32(0), byte(2), dpTopicID, byte(2),
+	b := wire(int32(0), int16(0), int32(0), byte(2), testTopicID, byte(2),
 		int32(0), int16(0), int64(0), int64(0), int64(0), byte(0), int32(-1), byte(0),
 		byte(1), byte(1), byte(4), int32(3), // current leader: 4 of 9 bytes
 		byte(0), byte(0))
@@ -405,12 +316,12 @@ func fetchFuzzVersions() []int16 { return []int16{4, 5, 7, 11, 12, 13, 16, 17} }
 
 func FuzzFetchResponse(f *testing.F) {
 	for _, v := range fetchFuzzVersions() {
-		e := Encoder{Flexible: v >= 12}
-		goldenFetchResponse(v, 3).Encode(&e, v)
-		f.Add(e.B)
+		f.Add(encoded(goldenFetchResponse(v, 3), v, v >= 12))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dpFuzzResponse(t, data, fetchFuzzVersions(), 12, func() Response { return new(FetchResponse) })
+		for _, v := range fetchFuzzVersions() {
+			fuzzReencode(t, data, v, v >= 12, func() Message { return new(FetchResponse) })
+		}
 	})
 }
 

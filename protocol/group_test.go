@@ -2,51 +2,44 @@ package protocol
 
 import (
 	"bytes"
-	"reflect"
 	"testing"
 )
 
-func grpStr(s string) *string { return &s }
-
-// groupBuilders maps each group/SASL request constructor to a builder of
-// golden values, shared by the round-trip tests and the fuzz seeds.
-var groupBuilders = []struct {
-	name   string
-	newReq func() Request
-	build  func(v int16) (Request, Response)
-}{
-	{"FindCoordinator", func() Request { return new(FindCoordinatorRequest) }, grpBuildFindCoordinator},
-	{"JoinGroup", func() Request { return new(JoinGroupRequest) }, grpBuildJoinGroup},
-	{"SyncGroup", func() Request { return new(SyncGroupRequest) }, grpBuildSyncGroup},
-	{"Heartbeat", func() Request { return new(HeartbeatRequest) }, grpBuildHeartbeat},
-	{"LeaveGroup", func() Request { return new(LeaveGroupRequest) }, grpBuildLeaveGroup},
-	{"OffsetCommit", func() Request { return new(OffsetCommitRequest) }, grpBuildOffsetCommit},
-	{"OffsetFetch", func() Request { return new(OffsetFetchRequest) }, grpBuildOffsetFetch},
-	{"DescribeGroups", func() Request { return new(DescribeGroupsRequest) }, grpBuildDescribeGroups},
-	{"ListGroups", func() Request { return new(ListGroupsRequest) }, grpBuildListGroups},
-	{"SaslHandshake", func() Request { return new(SaslHandshakeRequest) }, grpBuildSaslHandshake},
-	{"SaslAuthenticate", func() Request { return new(SaslAuthenticateRequest) }, grpBuildSaslAuthenticate},
+// groupSamples builds sample messages of every group and SASL API at a
+// version.
+var groupSamples = []sample{
+	{"FindCoordinator", func() Request { return new(FindCoordinatorRequest) }, findCoordinatorSample},
+	{"JoinGroup", func() Request { return new(JoinGroupRequest) }, joinGroupSample},
+	{"SyncGroup", func() Request { return new(SyncGroupRequest) }, syncGroupSample},
+	{"Heartbeat", func() Request { return new(HeartbeatRequest) }, heartbeatSample},
+	{"LeaveGroup", func() Request { return new(LeaveGroupRequest) }, leaveGroupSample},
+	{"OffsetCommit", func() Request { return new(OffsetCommitRequest) }, offsetCommitSample},
+	{"OffsetFetch", func() Request { return new(OffsetFetchRequest) }, offsetFetchSample},
+	{"DescribeGroups", func() Request { return new(DescribeGroupsRequest) }, describeGroupsSample},
+	{"ListGroups", func() Request { return new(ListGroupsRequest) }, listGroupsSample},
+	{"SaslHandshake", func() Request { return new(SaslHandshakeRequest) }, saslHandshakeSample},
+	{"SaslAuthenticate", func() Request { return new(SaslAuthenticateRequest) }, saslAuthenticateSample},
 }
 
-func grpBuildFindCoordinator(v int16) (Request, Response) {
+func findCoordinatorSample(v int16) (Request, Response) {
 	req := &FindCoordinatorRequest{KeyType: CoordinatorKeyTypeTransaction}
 	resp := &FindCoordinatorResponse{ThrottleTimeMs: 3}
 	if v < 4 {
 		req.CoordinatorKey = "txn-1"
 		resp.ErrorCode = 15
-		resp.ErrorMessage = grpStr("not available")
+		resp.ErrorMessage = strp("not available")
 		resp.NodeID, resp.Host, resp.Port = 2, "broker-2", 9093
 	} else {
 		req.CoordinatorKeys = []string{"txn-1", "txn-2"}
 		resp.Coordinators = []FindCoordinatorResponseCoordinator{
 			{CoordinatorKey: "txn-1", NodeID: 1, Host: "broker-1", Port: 9092},
-			{CoordinatorKey: "txn-2", NodeID: -1, Host: "", Port: -1, ErrorCode: 15, ErrorMessage: grpStr("loading")},
+			{CoordinatorKey: "txn-2", NodeID: -1, Host: "", Port: -1, ErrorCode: 15, ErrorMessage: strp("loading")},
 		}
 	}
 	return req, resp
 }
 
-func grpBuildJoinGroup(v int16) (Request, Response) {
+func joinGroupSample(v int16) (Request, Response) {
 	req := &JoinGroupRequest{
 		GroupID:            "group",
 		SessionTimeoutMs:   30000,
@@ -71,14 +64,14 @@ func grpBuildJoinGroup(v int16) (Request, Response) {
 		},
 	}
 	if v >= 5 {
-		req.GroupInstanceID = grpStr("instance-1")
-		resp.Members[0].GroupInstanceID = grpStr("instance-1")
+		req.GroupInstanceID = strp("instance-1")
+		resp.Members[0].GroupInstanceID = strp("instance-1")
 	}
 	if v >= 7 {
-		resp.ProtocolType = grpStr("consumer")
+		resp.ProtocolType = strp("consumer")
 	}
 	if v >= 8 {
-		req.Reason = grpStr("rejoining")
+		req.Reason = strp("rejoining")
 	}
 	if v >= 9 {
 		resp.SkipAssignment = true
@@ -86,7 +79,7 @@ func grpBuildJoinGroup(v int16) (Request, Response) {
 	return req, resp
 }
 
-func grpBuildSyncGroup(v int16) (Request, Response) {
+func syncGroupSample(v int16) (Request, Response) {
 	req := &SyncGroupRequest{
 		GroupID:      "group",
 		GenerationID: 7,
@@ -101,28 +94,28 @@ func grpBuildSyncGroup(v int16) (Request, Response) {
 		resp.ThrottleTimeMs = 6
 	}
 	if v >= 3 {
-		req.GroupInstanceID = grpStr("instance-1")
+		req.GroupInstanceID = strp("instance-1")
 	}
 	if v >= 5 {
-		req.ProtocolType, req.ProtocolName = grpStr("consumer"), grpStr("range")
-		resp.ProtocolType, resp.ProtocolName = grpStr("consumer"), grpStr("range")
+		req.ProtocolType, req.ProtocolName = strp("consumer"), strp("range")
+		resp.ProtocolType, resp.ProtocolName = strp("consumer"), strp("range")
 	}
 	return req, resp
 }
 
-func grpBuildHeartbeat(v int16) (Request, Response) {
+func heartbeatSample(v int16) (Request, Response) {
 	req := &HeartbeatRequest{GroupID: "group", GenerationID: 7, MemberID: "member-1"}
 	resp := &HeartbeatResponse{ErrorCode: 27}
 	if v >= 1 {
 		resp.ThrottleTimeMs = 8
 	}
 	if v >= 3 {
-		req.GroupInstanceID = grpStr("instance-1")
+		req.GroupInstanceID = strp("instance-1")
 	}
 	return req, resp
 }
 
-func grpBuildLeaveGroup(v int16) (Request, Response) {
+func leaveGroupSample(v int16) (Request, Response) {
 	req := &LeaveGroupRequest{GroupID: "group"}
 	resp := &LeaveGroupResponse{ErrorCode: 0}
 	if v >= 1 {
@@ -133,27 +126,27 @@ func grpBuildLeaveGroup(v int16) (Request, Response) {
 	} else {
 		req.Members = []LeaveGroupRequestMember{
 			{MemberID: "member-1"},
-			{MemberID: "", GroupInstanceID: grpStr("instance-2")},
+			{MemberID: "", GroupInstanceID: strp("instance-2")},
 		}
 		resp.Members = []LeaveGroupResponseMember{
 			{MemberID: "member-1", ErrorCode: 0},
-			{MemberID: "member-2", GroupInstanceID: grpStr("instance-2"), ErrorCode: 25},
+			{MemberID: "member-2", GroupInstanceID: strp("instance-2"), ErrorCode: 25},
 		}
 		if v >= 5 {
-			req.Members[0].Reason = grpStr("shutting down")
+			req.Members[0].Reason = strp("shutting down")
 		}
 	}
 	return req, resp
 }
 
-func grpBuildOffsetCommit(v int16) (Request, Response) {
+func offsetCommitSample(v int16) (Request, Response) {
 	req := &OffsetCommitRequest{
 		GroupID:      "group",
 		GenerationID: 7,
 		MemberID:     "member-1",
 		Topics: []OffsetCommitRequestTopic{
 			{Name: "t1", Partitions: []OffsetCommitRequestPartition{
-				{PartitionIndex: 0, CommittedOffset: 100, CommittedMetadata: grpStr("meta")},
+				{PartitionIndex: 0, CommittedOffset: 100, CommittedMetadata: strp("meta")},
 				{PartitionIndex: 1, CommittedOffset: 1 << 40},
 			}},
 			{Name: "t2"},
@@ -176,16 +169,16 @@ func grpBuildOffsetCommit(v int16) (Request, Response) {
 		req.Topics[0].Partitions[1].CommittedLeaderEpoch = -1
 	}
 	if v >= 7 {
-		req.GroupInstanceID = grpStr("instance-1")
+		req.GroupInstanceID = strp("instance-1")
 	}
 	return req, resp
 }
 
-func grpBuildOffsetFetch(v int16) (Request, Response) {
+func offsetFetchSample(v int16) (Request, Response) {
 	topics := []OffsetFetchRequestTopic{{Name: "t1", PartitionIndexes: []int32{0, 1, 2}}, {Name: "t2"}}
 	partitions := func() []OffsetFetchResponsePartition {
 		ps := []OffsetFetchResponsePartition{
-			{PartitionIndex: 0, CommittedOffset: 100, Metadata: grpStr("meta")},
+			{PartitionIndex: 0, CommittedOffset: 100, Metadata: strp("meta")},
 			{PartitionIndex: 1, CommittedOffset: -1, ErrorCode: 3},
 		}
 		if v >= 5 {
@@ -216,7 +209,7 @@ func grpBuildOffsetFetch(v int16) (Request, Response) {
 			{GroupID: "g2", ErrorCode: 16},
 		}
 		if v >= 9 {
-			req.Groups[0].MemberID = grpStr("member-1")
+			req.Groups[0].MemberID = strp("member-1")
 			req.Groups[0].MemberEpoch = 3
 			req.Groups[1].MemberEpoch = -1
 		}
@@ -227,7 +220,7 @@ func grpBuildOffsetFetch(v int16) (Request, Response) {
 	return req, resp
 }
 
-func grpBuildDescribeGroups(v int16) (Request, Response) {
+func describeGroupsSample(v int16) (Request, Response) {
 	req := &DescribeGroupsRequest{Groups: []string{"g1", "g2"}}
 	resp := &DescribeGroupsResponse{
 		Groups: []DescribeGroupsResponseGroup{
@@ -250,12 +243,12 @@ func grpBuildDescribeGroups(v int16) (Request, Response) {
 		resp.Groups[1].AuthorizedOperations = -2147483648
 	}
 	if v >= 4 {
-		resp.Groups[0].Members[0].GroupInstanceID = grpStr("instance-1")
+		resp.Groups[0].Members[0].GroupInstanceID = strp("instance-1")
 	}
 	return req, resp
 }
 
-func grpBuildListGroups(v int16) (Request, Response) {
+func listGroupsSample(v int16) (Request, Response) {
 	req := &ListGroupsRequest{}
 	resp := &ListGroupsResponse{
 		ErrorCode: 0,
@@ -272,14 +265,14 @@ func grpBuildListGroups(v int16) (Request, Response) {
 	return req, resp
 }
 
-func grpBuildSaslHandshake(v int16) (Request, Response) {
+func saslHandshakeSample(v int16) (Request, Response) {
 	return &SaslHandshakeRequest{Mechanism: "SCRAM-SHA-512"},
 		&SaslHandshakeResponse{ErrorCode: 33, Mechanisms: []string{"PLAIN", "SCRAM-SHA-256"}}
 }
 
-func grpBuildSaslAuthenticate(v int16) (Request, Response) {
+func saslAuthenticateSample(v int16) (Request, Response) {
 	req := &SaslAuthenticateRequest{AuthBytes: []byte("\x00user\x00pass")}
-	resp := &SaslAuthenticateResponse{ErrorCode: 58, ErrorMessage: grpStr("bad password"), AuthBytes: []byte("srv")}
+	resp := &SaslAuthenticateResponse{ErrorCode: 58, ErrorMessage: strp("bad password"), AuthBytes: []byte("srv")}
 	if v >= 1 {
 		resp.SessionLifetimeMs = 3600000
 	}
@@ -287,8 +280,8 @@ func grpBuildSaslAuthenticate(v int16) (Request, Response) {
 }
 
 func TestGroupMessagesRoundTrip(t *testing.T) {
-	for _, b := range groupBuilders {
-		t.Run(b.name, func(t *testing.T) { roundTrip(t, b.newReq, b.build) })
+	for _, s := range groupSamples {
+		t.Run(s.name, func(t *testing.T) { roundTrip(t, s.newReq, s.build) })
 	}
 }
 
@@ -296,10 +289,10 @@ func TestGroupMessagesRoundTrip(t *testing.T) {
 // at every version: nullable fields must survive as null, the others as
 // their zero values.
 func TestGroupMessagesEmpty(t *testing.T) {
-	for _, b := range groupBuilders {
-		t.Run(b.name, func(t *testing.T) {
-			roundTrip(t, b.newReq, func(v int16) (Request, Response) {
-				req := b.newReq()
+	for _, s := range groupSamples {
+		t.Run(s.name, func(t *testing.T) {
+			roundTrip(t, s.newReq, func(v int16) (Request, Response) {
+				req := s.newReq()
 				return req, req.NewResponse()
 			})
 		})
@@ -330,338 +323,284 @@ func TestGroupVersionRanges(t *testing.T) {
 
 // Hand-written bytes, following the Kafka protocol guide field by field.
 
-func grpCat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
-func grpB(bs ...byte) []byte        { return bs }
-func grpASCII(s string) []byte      { return []byte(s) }
-
-// checkBytes encodes m at version v and compares with want, then decodes
-// want into a fresh value of m's type and compares with m.
-func grpCheckBytes(t *testing.T, m Message, v int16, flexible bool, want []byte) {
-	t.Helper()
-	e := Encoder{Flexible: flexible}
-	m.Encode(&e, v)
-	if !bytes.Equal(e.B, want) {
-		t.Errorf("%T v%d encoded:\n got % x\nwant % x", m, v, e.B, want)
-	}
-	got := reflect.New(reflect.TypeOf(m).Elem()).Interface().(Message)
-	d := NewDecoder(want, flexible)
-	if err := got.Decode(d, v); err != nil {
-		t.Fatalf("%T v%d decode: %v", m, v, err)
-	}
-	if d.Remaining() != 0 {
-		t.Errorf("%T v%d: %d bytes left", m, v, d.Remaining())
-	}
-	if !reflect.DeepEqual(got, m) {
-		t.Errorf("%T v%d decoded:\n got %+v\nwant %+v", m, v, got, m)
-	}
-}
-
 func TestFindCoordinatorBytes(t *testing.T) {
-	grpCheckBytes(t, &FindCoordinatorRequest{CoordinatorKey: "grp"}, 1, false, grpCat(
-		grpB(0, 3), grpASCII("grp"), // key: int16 length + bytes
-		grpB(0), // key_type: group
-	))
-	grpCheckBytes(t, &FindCoordinatorRequest{CoordinatorKeys: []string{"g1", "g2"}}, 4, true, grpCat(
-		grpB(0),                 // key_type
-		grpB(3),                 // coordinator_keys: compact array, 2 elements
-		grpB(3), grpASCII("g1"), // compact string
-		grpB(3), grpASCII("g2"), //
-		grpB(0), // tagged fields
-	))
-	grpCheckBytes(t, &FindCoordinatorResponse{ErrorCode: 15, NodeID: -1, Port: -1}, 2, false, grpCat(
-		grpB(0, 0, 0, 0),             // throttle_time_ms
-		grpB(0, 15),                  // error_code: COORDINATOR_NOT_AVAILABLE
-		grpB(0xff, 0xff),             // error_message: null
-		grpB(0xff, 0xff, 0xff, 0xff), // node_id -1
-		grpB(0, 0),                   // host ""
-		grpB(0xff, 0xff, 0xff, 0xff), // port -1
-	))
-	grpCheckBytes(t, &FindCoordinatorResponse{ThrottleTimeMs: 5, Coordinators: []FindCoordinatorResponseCoordinator{
+	checkBytes(t, wire(
+		int16(3), "grp", // key: int16 length + bytes
+		byte(0), // key_type: group
+	), 1, false, &FindCoordinatorRequest{CoordinatorKey: "grp"})
+	checkBytes(t, wire(
+		byte(0),       // key_type
+		byte(3),       // coordinator_keys: compact array, 2 elements
+		byte(3), "g1", // compact string
+		byte(3), "g2", //
+		byte(0), // tagged fields
+	), 4, true, &FindCoordinatorRequest{CoordinatorKeys: []string{"g1", "g2"}})
+	checkBytes(t, wire(
+		int32(0),  // throttle_time_ms
+		int16(15), // error_code: COORDINATOR_NOT_AVAILABLE
+		int16(-1), // error_message: null
+		int32(-1), // node_id -1
+		int16(0),  // host ""
+		int32(-1), // port -1
+	), 2, false, &FindCoordinatorResponse{ErrorCode: 15, NodeID: -1, Port: -1})
+	checkBytes(t, wire(
+		int32(5),      // throttle_time_ms
+		byte(2),       // coordinators: 1 element
+		byte(3), "g1", // key
+		int32(2),     // node_id
+		byte(2), "h", // host
+		int32(9092), // port 9092
+		int16(0),    // error_code
+		byte(0),     // error_message: null
+		byte(0),     // coordinator tagged fields
+		byte(0),     // tagged fields
+	), 4, true, &FindCoordinatorResponse{ThrottleTimeMs: 5, Coordinators: []FindCoordinatorResponseCoordinator{
 		{CoordinatorKey: "g1", NodeID: 2, Host: "h", Port: 9092},
-	}}, 4, true, grpCat(
-		grpB(0, 0, 0, 5),        // throttle_time_ms
-		grpB(2),                 // coordinators: 1 element
-		grpB(3), grpASCII("g1"), // key
-		grpB(0, 0, 0, 2),       // node_id
-		grpB(2), grpASCII("h"), // host
-		grpB(0, 0, 0x23, 0x84), // port 9092
-		grpB(0, 0),             // error_code
-		grpB(0),                // error_message: null
-		grpB(0),                // coordinator tagged fields
-		grpB(0),                // tagged fields
-	))
+	}})
 }
 
 func TestJoinGroupBytes(t *testing.T) {
-	grpCheckBytes(t, &JoinGroupRequest{
+	checkBytes(t, wire(
+		int16(1), "g", // group_id
+		int32(30000),  // session_timeout_ms 30000
+		int32(300000), // rebalance_timeout_ms 300000
+		int16(0),      // member_id ""
+		int16(-1),     // group_instance_id null
+		int16(8), "consumer",
+		int32(1),          // protocols: 1
+		int16(5), "range", // name
+		int32(2), []byte{1, 2}, // metadata: int32 length + bytes
+	), 5, false, &JoinGroupRequest{
 		GroupID: "g", SessionTimeoutMs: 30000, RebalanceTimeoutMs: 300000, ProtocolType: "consumer",
 		Protocols: []JoinGroupRequestProtocol{{Name: "range", Metadata: []byte{1, 2}}},
-	}, 5, false, grpCat(
-		grpB(0, 1), grpASCII("g"), // group_id
-		grpB(0, 0, 0x75, 0x30),    // session_timeout_ms 30000
-		grpB(0, 0x04, 0x93, 0xe0), // rebalance_timeout_ms 300000
-		grpB(0, 0),                // member_id ""
-		grpB(0xff, 0xff),          // group_instance_id null
-		grpB(0, 8), grpASCII("consumer"),
-		grpB(0, 0, 0, 1),              // protocols: 1
-		grpB(0, 5), grpASCII("range"), // name
-		grpB(0, 0, 0, 2, 1, 2), // metadata: int32 length + bytes
-	))
-	grpCheckBytes(t, &JoinGroupResponse{
-		GenerationID: 3, ProtocolType: grpStr("consumer"), ProtocolName: "range", Leader: "m1",
+	})
+	checkBytes(t, wire(
+		int32(0),            // throttle_time_ms
+		int16(0),            // error_code
+		int32(3),            // generation_id
+		byte(9), "consumer", // protocol_type: compact nullable string
+		byte(6), "range", // protocol_name
+		byte(3), "m1", // leader
+		byte(1),       // skip_assignment
+		byte(3), "m1", // member_id
+		byte(2),       // members: 1
+		byte(3), "m1", // member_id
+		byte(0),           // group_instance_id null
+		byte(2), byte(10), // metadata: compact bytes
+		byte(0), // member tagged fields
+		byte(0), // tagged fields
+	), 9, true, &JoinGroupResponse{
+		GenerationID: 3, ProtocolType: strp("consumer"), ProtocolName: "range", Leader: "m1",
 		SkipAssignment: true, MemberID: "m1",
 		Members: []JoinGroupResponseMember{{MemberID: "m1", Metadata: []byte{10}}},
-	}, 9, true, grpCat(
-		grpB(0, 0, 0, 0),              // throttle_time_ms
-		grpB(0, 0),                    // error_code
-		grpB(0, 0, 0, 3),              // generation_id
-		grpB(9), grpASCII("consumer"), // protocol_type: compact nullable string
-		grpB(6), grpASCII("range"), // protocol_name
-		grpB(3), grpASCII("m1"), // leader
-		grpB(1),                 // skip_assignment
-		grpB(3), grpASCII("m1"), // member_id
-		grpB(2),                 // members: 1
-		grpB(3), grpASCII("m1"), // member_id
-		grpB(0),     // group_instance_id null
-		grpB(2, 10), // metadata: compact bytes
-		grpB(0),     // member tagged fields
-		grpB(0),     // tagged fields
-	))
+	})
 }
 
 func TestSyncGroupBytes(t *testing.T) {
-	grpCheckBytes(t, &SyncGroupRequest{
-		GroupID: "g", GenerationID: 3, MemberID: "m1", ProtocolType: grpStr("consumer"), ProtocolName: grpStr("range"),
+	checkBytes(t, wire(
+		byte(2), "g",
+		int32(3),
+		byte(3), "m1",
+		byte(0), // group_instance_id null
+		byte(9), "consumer",
+		byte(6), "range",
+		byte(2), // assignments: 1
+		byte(3), "m1",
+		byte(3), []byte{0xaa, 0xbb},
+		byte(0),
+		byte(0),
+	), 5, true, &SyncGroupRequest{
+		GroupID: "g", GenerationID: 3, MemberID: "m1", ProtocolType: strp("consumer"), ProtocolName: strp("range"),
 		Assignments: []SyncGroupRequestAssignment{{MemberID: "m1", Assignment: []byte{0xaa, 0xbb}}},
-	}, 5, true, grpCat(
-		grpB(2), grpASCII("g"),
-		grpB(0, 0, 0, 3),
-		grpB(3), grpASCII("m1"),
-		grpB(0), // group_instance_id null
-		grpB(9), grpASCII("consumer"),
-		grpB(6), grpASCII("range"),
-		grpB(2), // assignments: 1
-		grpB(3), grpASCII("m1"),
-		grpB(3, 0xaa, 0xbb),
-		grpB(0),
-		grpB(0),
-	))
-	grpCheckBytes(t, &SyncGroupResponse{Assignment: []byte{0xaa, 0xbb}}, 3, false, grpCat(
-		grpB(0, 0, 0, 0), // throttle_time_ms
-		grpB(0, 0),       // error_code
-		grpB(0, 0, 0, 2, 0xaa, 0xbb),
-	))
+	})
+	checkBytes(t, wire(
+		int32(0), // throttle_time_ms
+		int16(0), // error_code
+		int32(2), []byte{0xaa, 0xbb},
+	), 3, false, &SyncGroupResponse{Assignment: []byte{0xaa, 0xbb}})
 }
 
 func TestHeartbeatBytes(t *testing.T) {
-	grpCheckBytes(t, &HeartbeatRequest{GroupID: "g", GenerationID: 1, MemberID: "m1", GroupInstanceID: grpStr("i")}, 4, true, grpCat(
-		grpB(2), grpASCII("g"),
-		grpB(0, 0, 0, 1),
-		grpB(3), grpASCII("m1"),
-		grpB(2), grpASCII("i"),
-		grpB(0),
-	))
-	grpCheckBytes(t, &HeartbeatResponse{ErrorCode: 27}, 0, false, grpB(0, 27))
+	checkBytes(t, wire(
+		byte(2), "g",
+		int32(1),
+		byte(3), "m1",
+		byte(2), "i",
+		byte(0),
+	), 4, true, &HeartbeatRequest{GroupID: "g", GenerationID: 1, MemberID: "m1", GroupInstanceID: strp("i")})
+	checkBytes(t, wire(int16(27)), 0, false, &HeartbeatResponse{ErrorCode: 27})
 }
 
 func TestLeaveGroupBytes(t *testing.T) {
-	grpCheckBytes(t, &LeaveGroupRequest{GroupID: "g", MemberID: "m1"}, 2, false, grpCat(
-		grpB(0, 1), grpASCII("g"),
-		grpB(0, 2), grpASCII("m1"),
-	))
-	grpCheckBytes(t, &LeaveGroupRequest{GroupID: "g", Members: []LeaveGroupRequestMember{{MemberID: "m1", Reason: grpStr("bye")}}}, 5, true, grpCat(
-		grpB(2), grpASCII("g"),
-		grpB(2), // members: 1
-		grpB(3), grpASCII("m1"),
-		grpB(0), // group_instance_id null
-		grpB(4), grpASCII("bye"),
-		grpB(0),
-		grpB(0),
-	))
-	grpCheckBytes(t, &LeaveGroupResponse{Members: []LeaveGroupResponseMember{{MemberID: "m1", GroupInstanceID: grpStr("i")}}}, 3, false, grpCat(
-		grpB(0, 0, 0, 0), // throttle
-		grpB(0, 0),       // error_code
-		grpB(0, 0, 0, 1), // members: 1
-		grpB(0, 2), grpASCII("m1"),
-		grpB(0, 1), grpASCII("i"),
-		grpB(0, 0),
-	))
+	checkBytes(t, wire(
+		int16(1), "g",
+		int16(2), "m1",
+	), 2, false, &LeaveGroupRequest{GroupID: "g", MemberID: "m1"})
+	checkBytes(t, wire(
+		byte(2), "g",
+		byte(2), // members: 1
+		byte(3), "m1",
+		byte(0), // group_instance_id null
+		byte(4), "bye",
+		byte(0),
+		byte(0),
+	), 5, true, &LeaveGroupRequest{GroupID: "g", Members: []LeaveGroupRequestMember{{MemberID: "m1", Reason: strp("bye")}}})
+	checkBytes(t, wire(
+		int32(0), // throttle
+		int16(0), // error_code
+		int32(1), // members: 1
+		int16(2), "m1",
+		int16(1), "i",
+		int16(0),
+	), 3, false, &LeaveGroupResponse{Members: []LeaveGroupResponseMember{{MemberID: "m1", GroupInstanceID: strp("i")}}})
 }
 
 func TestOffsetCommitBytes(t *testing.T) {
-	grpCheckBytes(t, &OffsetCommitRequest{
+	checkBytes(t, wire(
+		int16(1), "g",
+		int32(1), // generation_id
+		int16(2), "m1",
+		int64(-1), // retention_time_ms -1
+		int32(1),  // topics: 1
+		int16(1), "t",
+		int32(1),  // partitions: 1
+		int32(0),  // partition_index
+		int64(42), // committed_offset
+		int16(-1), // committed_metadata null
+	), 2, false, &OffsetCommitRequest{
 		GroupID: "g", GenerationID: 1, MemberID: "m1", RetentionTimeMs: -1,
 		Topics: []OffsetCommitRequestTopic{{Name: "t", Partitions: []OffsetCommitRequestPartition{{PartitionIndex: 0, CommittedOffset: 42}}}},
-	}, 2, false, grpCat(
-		grpB(0, 1), grpASCII("g"),
-		grpB(0, 0, 0, 1), // generation_id
-		grpB(0, 2), grpASCII("m1"),
-		grpB(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff), // retention_time_ms -1
-		grpB(0, 0, 0, 1), // topics: 1
-		grpB(0, 1), grpASCII("t"),
-		grpB(0, 0, 0, 1),              // partitions: 1
-		grpB(0, 0, 0, 0),              // partition_index
-		grpB(0, 0, 0, 0, 0, 0, 0, 42), // committed_offset
-		grpB(0xff, 0xff),              // committed_metadata null
-	))
-	grpCheckBytes(t, &OffsetCommitResponse{Topics: []OffsetCommitResponseTopic{{Name: "t", Partitions: []OffsetCommitResponsePartition{{0, 0}}}}}, 8, true, grpCat(
-		grpB(0, 0, 0, 0), // throttle_time_ms
-		grpB(2),          // topics: 1
-		grpB(2), grpASCII("t"),
-		grpB(2),          // partitions: 1
-		grpB(0, 0, 0, 0), // partition_index
-		grpB(0, 0),       // error_code
-		grpB(0), grpB(0), grpB(0),
-	))
+	})
+	checkBytes(t, wire(
+		int32(0), // throttle_time_ms
+		byte(2),  // topics: 1
+		byte(2), "t",
+		byte(2),  // partitions: 1
+		int32(0), // partition_index
+		int16(0), // error_code
+		byte(0), byte(0), byte(0),
+	), 8, true, &OffsetCommitResponse{Topics: []OffsetCommitResponseTopic{{Name: "t", Partitions: []OffsetCommitResponsePartition{{0, 0}}}}})
 }
 
 func TestOffsetFetchBytes(t *testing.T) {
-	grpCheckBytes(t, &OffsetFetchRequest{GroupID: "g"}, 2, false, grpCat(
-		grpB(0, 1), grpASCII("g"),
-		grpB(0xff, 0xff, 0xff, 0xff), // topics: null, all topics
-	))
-	grpCheckBytes(t, &OffsetFetchRequest{GroupID: "g"}, 1, false, grpCat(
-		grpB(0, 1), grpASCII("g"),
-		grpB(0, 0, 0, 0), // topics: not nullable before v2
-	))
-	grpCheckBytes(t, &OffsetFetchRequest{Groups: []OffsetFetchRequestGroup{{GroupID: "g"}}, RequireStable: true}, 8, true, grpCat(
-		grpB(2),                // groups: 1
-		grpB(2), grpASCII("g"), // group_id
-		grpB(0), // topics: null
-		grpB(0), // group tagged fields
-		grpB(1), // require_stable
-		grpB(0),
-	))
-	grpCheckBytes(t, &OffsetFetchResponse{Topics: []OffsetFetchResponseTopic{{Name: "t", Partitions: []OffsetFetchResponsePartition{
-		{PartitionIndex: 0, CommittedOffset: 42, CommittedLeaderEpoch: 5, Metadata: grpStr("m"), ErrorCode: 3},
-	}}}, ErrorCode: 16}, 5, false, grpCat(
-		grpB(0, 0, 0, 0), // throttle_time_ms
-		grpB(0, 0, 0, 1), // topics: 1
-		grpB(0, 1), grpASCII("t"),
-		grpB(0, 0, 0, 1), // partitions: 1
-		grpB(0, 0, 0, 0),
-		grpB(0, 0, 0, 0, 0, 0, 0, 42), // committed_offset
-		grpB(0, 0, 0, 5),              // committed_leader_epoch
-		grpB(0, 1), grpASCII("m"),     // metadata
-		grpB(0, 3),  // error_code
-		grpB(0, 16), // top-level error_code
-	))
+	checkBytes(t, wire(
+		int16(1), "g",
+		int32(-1), // topics: null, all topics
+	), 2, false, &OffsetFetchRequest{GroupID: "g"})
+	checkBytes(t, wire(
+		int16(1), "g",
+		int32(0), // topics: not nullable before v2
+	), 1, false, &OffsetFetchRequest{GroupID: "g"})
+	checkBytes(t, wire(
+		byte(2),      // groups: 1
+		byte(2), "g", // group_id
+		byte(0), // topics: null
+		byte(0), // group tagged fields
+		byte(1), // require_stable
+		byte(0),
+	), 8, true, &OffsetFetchRequest{Groups: []OffsetFetchRequestGroup{{GroupID: "g"}}, RequireStable: true})
+	checkBytes(t, wire(
+		int32(0), // throttle_time_ms
+		int32(1), // topics: 1
+		int16(1), "t",
+		int32(1), // partitions: 1
+		int32(0),
+		int64(42),     // committed_offset
+		int32(5),      // committed_leader_epoch
+		int16(1), "m", // metadata
+		int16(3),  // error_code
+		int16(16), // top-level error_code
+	), 5, false, &OffsetFetchResponse{Topics: []OffsetFetchResponseTopic{{Name: "t", Partitions: []OffsetFetchResponsePartition{
+		{PartitionIndex: 0, CommittedOffset: 42, CommittedLeaderEpoch: 5, Metadata: strp("m"), ErrorCode: 3},
+	}}}, ErrorCode: 16})
 }
 
 func TestDescribeGroupsBytes(t *testing.T) {
-	grpCheckBytes(t, &DescribeGroupsRequest{Groups: []string{"g"}, IncludeAuthorizedOperations: true}, 5, true, grpCat(
-		grpB(2), grpB(2), grpASCII("g"),
-		grpB(1),
-		grpB(0),
-	))
-	grpCheckBytes(t, &DescribeGroupsResponse{Groups: []DescribeGroupsResponseGroup{{
+	checkBytes(t, wire(
+		byte(2), byte(2), "g",
+		byte(1),
+		byte(0),
+	), 5, true, &DescribeGroupsRequest{Groups: []string{"g"}, IncludeAuthorizedOperations: true})
+	checkBytes(t, wire(
+		int32(0), // throttle
+		int32(1), // groups: 1
+		int16(0), // error_code
+		int16(1), "g",
+		int16(6), "Stable",
+		int16(8), "consumer",
+		int16(5), "range",
+		int32(1), // members: 1
+		int16(2), "m1",
+		int16(-1), // group_instance_id null
+		int16(1), "c",
+		int16(1), "h",
+		int32(0),           // member_metadata: empty
+		int32(0),           // member_assignment: empty
+		int32(-2147483648), // authorized_operations: INT32_MIN
+	), 4, false, &DescribeGroupsResponse{Groups: []DescribeGroupsResponseGroup{{
 		GroupID: "g", GroupState: "Stable", ProtocolType: "consumer", ProtocolData: "range",
 		Members:              []DescribeGroupsResponseMember{{MemberID: "m1", ClientID: "c", ClientHost: "h", MemberMetadata: nil, MemberAssignment: nil}},
 		AuthorizedOperations: -2147483648,
-	}}}, 4, false, grpCat(
-		grpB(0, 0, 0, 0), // throttle
-		grpB(0, 0, 0, 1), // groups: 1
-		grpB(0, 0),       // error_code
-		grpB(0, 1), grpASCII("g"),
-		grpB(0, 6), grpASCII("Stable"),
-		grpB(0, 8), grpASCII("consumer"),
-		grpB(0, 5), grpASCII("range"),
-		grpB(0, 0, 0, 1), // members: 1
-		grpB(0, 2), grpASCII("m1"),
-		grpB(0xff, 0xff), // group_instance_id null
-		grpB(0, 1), grpASCII("c"),
-		grpB(0, 1), grpASCII("h"),
-		grpB(0, 0, 0, 0),    // member_metadata: empty
-		grpB(0, 0, 0, 0),    // member_assignment: empty
-		grpB(0x80, 0, 0, 0), // authorized_operations: INT32_MIN
-	))
+	}}})
 }
 
 func TestListGroupsBytes(t *testing.T) {
-	grpCheckBytes(t, &ListGroupsRequest{StatesFilter: []string{"Stable"}}, 4, true, grpCat(
-		grpB(2), grpB(7), grpASCII("Stable"),
-		grpB(0),
-	))
-	grpCheckBytes(t, &ListGroupsRequest{}, 2, false, nil)
-	grpCheckBytes(t, &ListGroupsResponse{Groups: []ListGroupsResponseGroup{{GroupID: "g", ProtocolType: "consumer"}}}, 3, true, grpCat(
-		grpB(0, 0, 0, 0), // throttle
-		grpB(0, 0),       // error_code
-		grpB(2),          // groups: 1
-		grpB(2), grpASCII("g"),
-		grpB(9), grpASCII("consumer"),
-		grpB(0),
-		grpB(0),
-	))
+	checkBytes(t, wire(
+		byte(2), byte(7), "Stable",
+		byte(0),
+	), 4, true, &ListGroupsRequest{StatesFilter: []string{"Stable"}})
+	checkBytes(t, nil, 2, false, &ListGroupsRequest{})
+	checkBytes(t, wire(
+		int32(0), // throttle
+		int16(0), // error_code
+		byte(2),  // groups: 1
+		byte(2), "g",
+		byte(9), "consumer",
+		byte(0),
+		byte(0),
+	), 3, true, &ListGroupsResponse{Groups: []ListGroupsResponseGroup{{GroupID: "g", ProtocolType: "consumer"}}})
 }
 
 func TestSaslBytes(t *testing.T) {
-	grpCheckBytes(t, &SaslHandshakeRequest{Mechanism: "PLAIN"}, 1, false, grpCat(grpB(0, 5), grpASCII("PLAIN")))
-	grpCheckBytes(t, &SaslHandshakeResponse{Mechanisms: []string{"PLAIN", "SCRAM-SHA-256"}}, 1, false, grpCat(
-		grpB(0, 0),
-		grpB(0, 0, 0, 2),
-		grpB(0, 5), grpASCII("PLAIN"),
-		grpB(0, 13), grpASCII("SCRAM-SHA-256"),
-	))
-	grpCheckBytes(t, &SaslAuthenticateRequest{AuthBytes: []byte("\x00u\x00p")}, 2, true, grpCat(
-		grpB(5, 0, 'u', 0, 'p'), // compact bytes: length+1
-		grpB(0),
-	))
-	grpCheckBytes(t, &SaslAuthenticateResponse{SessionLifetimeMs: 3600000}, 1, false, grpCat(
-		grpB(0, 0),                            // error_code
-		grpB(0xff, 0xff),                      // error_message null
-		grpB(0, 0, 0, 0),                      // auth_bytes: empty
-		grpB(0, 0, 0, 0, 0, 0x36, 0xee, 0x80), // session_lifetime_ms
-	))
+	checkBytes(t, wire(int16(5), "PLAIN"), 1, false, &SaslHandshakeRequest{Mechanism: "PLAIN"})
+	checkBytes(t, wire(
+		int16(0),
+		int32(2),
+		int16(5), "PLAIN",
+		int16(13), "SCRAM-SHA-256",
+	), 1, false, &SaslHandshakeResponse{Mechanisms: []string{"PLAIN", "SCRAM-SHA-256"}})
+	checkBytes(t, wire(
+		[]byte{5, 0, 'u', 0, 'p'}, // compact bytes: length+1
+		byte(0),
+	), 2, true, &SaslAuthenticateRequest{AuthBytes: []byte("\x00u\x00p")})
+	checkBytes(t, wire(
+		int16(0),       // error_code
+		int16(-1),      // error_message null
+		int32(0),       // auth_bytes: empty
+		int64(3600000), // session_lifetime_ms
+	), 1, false, &SaslAuthenticateResponse{SessionLifetimeMs: 3600000})
 }
 
 // Non-nullable bytes must never go out as null, even when left nil.
 func TestGroupNonNullableBytes(t *testing.T) {
-	e := Encoder{}
-	(&SaslAuthenticateRequest{}).Encode(&e, 0)
-	if !bytes.Equal(e.B, grpB(0, 0, 0, 0)) {
-		t.Fatalf("nil auth bytes encoded as % x", e.B)
+	if b := encoded(&SaslAuthenticateRequest{}, 0, false); !bytes.Equal(b, wire(int32(0))) {
+		t.Fatalf("nil auth bytes encoded as % x", b)
 	}
-	e = Encoder{Flexible: true}
-	(&SyncGroupResponse{}).Encode(&e, 4)
-	if !bytes.Equal(e.B, grpB(0, 0, 0, 0, 0, 0, 1, 0)) {
-		t.Fatalf("nil assignment encoded as % x", e.B)
+	// throttle, error code, empty compact bytes, tags
+	if b := encoded(&SyncGroupResponse{}, 4, true); !bytes.Equal(b, wire(int32(0), int16(0), byte(1), byte(0))) {
+		t.Fatalf("nil assignment encoded as % x", b)
 	}
 }
 
 func FuzzGroupMessages(f *testing.F) {
-	for _, gb := range groupBuilders {
-		proto := gb.newReq()
-		for v := proto.MinVersion(); v <= proto.MaxVersion(); v++ {
-			req, resp := gb.build(v)
-			e := Encoder{Flexible: IsFlexible(req, v)}
-			resp.Encode(&e, v)
-			f.Add(e.B)
-			e.B = nil
-			req.Encode(&e, v)
-			f.Add(e.B)
-		}
-	}
-	for _, s := range grpSubscriptions() {
+	seedSamples(f, groupSamples, true)
+	for _, s := range consumerSubscriptions() {
 		f.Add(s.AppendTo(nil))
 	}
 	f.Add((&ConsumerProtocolAssignment{Version: 3, AssignedPartitions: []ConsumerProtocolTopicPartitions{{"t", []int32{1}}}}).AppendTo(nil))
 
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, gb := range groupBuilders {
-			proto := gb.newReq()
-			for v := proto.MinVersion(); v <= proto.MaxVersion(); v++ {
-				flexible := IsFlexible(proto, v)
-				resp := proto.NewResponse()
-				if resp.Decode(NewDecoder(data, flexible), v) == nil {
-					// Whatever decoded must encode again.
-					resp.Encode(&Encoder{Flexible: flexible}, v)
-				}
-				req := gb.newReq()
-				if req.Decode(NewDecoder(data, flexible), v) == nil {
-					req.Encode(&Encoder{Flexible: flexible}, v)
-				}
-			}
-		}
+		fuzzSamples(t, data, groupSamples, true)
 		var s ConsumerProtocolSubscription
 		if s.Decode(data) == nil {
 			s.AppendTo(nil)

@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// grpSubscriptions returns one subscription per known version, with every
+// consumerSubscriptions returns one subscription per known version, with every
 // field of that version set.
-func grpSubscriptions() []ConsumerProtocolSubscription {
+func consumerSubscriptions() []ConsumerProtocolSubscription {
 	var ss []ConsumerProtocolSubscription
 	for v := int16(0); v <= ConsumerProtocolMaxVersion; v++ {
 		s := ConsumerProtocolSubscription{
@@ -24,7 +24,7 @@ func grpSubscriptions() []ConsumerProtocolSubscription {
 			s.GenerationID = 12
 		}
 		if v >= 3 {
-			s.RackID = grpStr("use1-az1")
+			s.RackID = strp("use1-az1")
 		}
 		ss = append(ss, s)
 	}
@@ -32,7 +32,7 @@ func grpSubscriptions() []ConsumerProtocolSubscription {
 }
 
 func TestConsumerProtocolSubscriptionRoundTrip(t *testing.T) {
-	for _, s := range grpSubscriptions() {
+	for _, s := range consumerSubscriptions() {
 		var got ConsumerProtocolSubscription
 		if err := got.Decode(s.AppendTo(nil)); err != nil {
 			t.Fatalf("v%d: %v", s.Version, err)
@@ -77,18 +77,18 @@ func TestConsumerProtocolBytes(t *testing.T) {
 		Topics:          []string{"t"},
 		OwnedPartitions: []ConsumerProtocolTopicPartitions{{"t", []int32{0, 1}}},
 		GenerationID:    7,
-		RackID:          grpStr("r1"),
+		RackID:          strp("r1"),
 	}
-	subBytes := grpCat(
-		grpB(0, 3),                // version
-		grpB(0, 0, 0, 1),          // topics: 1
-		grpB(0, 1), grpASCII("t"), //
-		grpB(0xff, 0xff, 0xff, 0xff), // user_data: null
-		grpB(0, 0, 0, 1),             // owned_partitions: 1
-		grpB(0, 1), grpASCII("t"),    // topic
-		grpB(0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1), // partitions [0 1]
-		grpB(0, 0, 0, 7),                         // generation_id
-		grpB(0, 2), grpASCII("r1"),               // rack_id
+	subBytes := wire(
+		int16(3),      // version
+		int32(1),      // topics: 1
+		int16(1), "t", //
+		int32(-1),     // user_data: null
+		int32(1),      // owned_partitions: 1
+		int16(1), "t", // topic
+		int32(2), int32(0), int32(1), // partitions [0 1]
+		int32(7),       // generation_id
+		int16(2), "r1", // rack_id
 	)
 	if got := sub.AppendTo(nil); !bytes.Equal(got, subBytes) {
 		t.Errorf("subscription:\n got % x\nwant % x", got, subBytes)
@@ -101,7 +101,7 @@ func TestConsumerProtocolBytes(t *testing.T) {
 	// A version 0 subscription as old clients send it: no owned
 	// partitions, so no generation either.
 	var v0 ConsumerProtocolSubscription
-	if err := v0.Decode(grpCat(grpB(0, 0, 0, 0, 0, 1, 0, 1), grpASCII("t"), grpB(0, 0, 0, 1, 0xab))); err != nil {
+	if err := v0.Decode(wire(int16(0), int32(1), int16(1), "t", int32(1), byte(0xab))); err != nil {
 		t.Fatal(err)
 	}
 	if want := (ConsumerProtocolSubscription{Topics: []string{"t"}, UserData: []byte{0xab}, GenerationID: -1}); !reflect.DeepEqual(v0, want) {
@@ -113,12 +113,12 @@ func TestConsumerProtocolBytes(t *testing.T) {
 		AssignedPartitions: []ConsumerProtocolTopicPartitions{{"t", []int32{2}}},
 		UserData:           []byte{},
 	}
-	asgBytes := grpCat(
-		grpB(0, 1),                // version
-		grpB(0, 0, 0, 1),          // assigned_partitions: 1
-		grpB(0, 1), grpASCII("t"), // topic
-		grpB(0, 0, 0, 1, 0, 0, 0, 2), // partitions [2]
-		grpB(0, 0, 0, 0),             // user_data: empty
+	asgBytes := wire(
+		int16(1),      // version
+		int32(1),      // assigned_partitions: 1
+		int16(1), "t", // topic
+		int32(1), int32(2), // partitions [2]
+		int32(0), // user_data: empty
 	)
 	if got := asg.AppendTo(nil); !bytes.Equal(got, asgBytes) {
 		t.Errorf("assignment:\n got % x\nwant % x", got, asgBytes)
@@ -132,7 +132,7 @@ func TestConsumerProtocolBytes(t *testing.T) {
 // Newer versions only append fields: decoding reads the known ones and
 // keeps the version.
 func TestConsumerProtocolNewerVersion(t *testing.T) {
-	s := grpSubscriptions()[ConsumerProtocolMaxVersion]
+	s := consumerSubscriptions()[ConsumerProtocolMaxVersion]
 	s.Version = 9
 	b := append(s.AppendTo(nil), 0xde, 0xad, 0xbe, 0xef)
 	var got ConsumerProtocolSubscription
@@ -162,7 +162,7 @@ func TestConsumerProtocolErrors(t *testing.T) {
 			t.Errorf("assignment % x: no error", in)
 		}
 	}
-	full := grpSubscriptions()[3].AppendTo(nil)
+	full := consumerSubscriptions()[3].AppendTo(nil)
 	for cut := 0; cut < len(full); cut++ {
 		if s.Decode(full[:cut]) == nil {
 			t.Errorf("subscription cut at %d of %d: no error", cut, len(full))

@@ -3,7 +3,7 @@ package protocol
 import "testing"
 
 func initProducerIdSample(v int16) (Request, Response) {
-	req := &InitProducerIdRequest{TransactionalID: adminStr("txn-1"), TransactionTimeoutMs: 60000}
+	req := &InitProducerIdRequest{TransactionalID: strp("txn-1"), TransactionTimeoutMs: 60000}
 	if v >= 3 {
 		req.ProducerID, req.ProducerEpoch = 4000, 7
 	}
@@ -22,13 +22,12 @@ func TestInitProducerIdRoundTrip(t *testing.T) {
 }
 
 func TestInitProducerIdBytes(t *testing.T) {
-	adminCheckBytes(t, adminHex(t, `ffff 0000ea60`), 0, false, // null transactional id
-		&InitProducerIdRequest{TransactionTimeoutMs: 60000}, new(InitProducerIdRequest))
+	checkBytes(t, wire(int16(-1), int32(60000)), 0, false, // null transactional id
+		&InitProducerIdRequest{TransactionTimeoutMs: 60000})
 
-	adminCheckBytes(t, adminHex(t, `03 "tx" 0000ea60 ffffffffffffffff ffff 00`), 4, true,
-		&InitProducerIdRequest{TransactionalID: adminStr("tx"), TransactionTimeoutMs: 60000, ProducerID: -1, ProducerEpoch: -1},
-		new(InitProducerIdRequest))
+	checkBytes(t, wire(byte(3), "tx", int32(60000), int64(-1), int16(-1), byte(0)), 4, true,
+		&InitProducerIdRequest{TransactionalID: strp("tx"), TransactionTimeoutMs: 60000, ProducerID: -1, ProducerEpoch: -1})
 
-	adminCheckBytes(t, adminHex(t, `00000000 0000 000000000000002a 0003 00`), 4, true,
-		&InitProducerIdResponse{ProducerID: 42, ProducerEpoch: 3}, new(InitProducerIdResponse))
+	checkBytes(t, wire(int32(0), int16(0), int64(42), int16(3), byte(0)), 4, true,
+		&InitProducerIdResponse{ProducerID: 42, ProducerEpoch: 3})
 }

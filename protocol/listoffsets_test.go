@@ -47,23 +47,23 @@ func TestListOffsetsRoundTrip(t *testing.T) {
 // TestListOffsetsBytes checks v1, v4 and v10 messages laid out from the
 // spec.
 func TestListOffsetsBytes(t *testing.T) {
-	dpCheck(t, dpBE(
+	checkBytes(t, wire(
 		int32(-1),               // replica id
 		int32(1), int16(1), "t", // topics: "t"
 		int32(1), int32(3), int64(-2), // partition 3, earliest
 	), 1, false, &ListOffsetsRequest{ReplicaID: -1, Topics: []ListOffsetsRequestTopic{
 		{Name: "t", Partitions: []ListOffsetsRequestPartition{{PartitionIndex: 3, Timestamp: -2}}},
-	}}, new(ListOffsetsRequest))
+	}})
 
-	dpCheck(t, dpBE(
+	checkBytes(t, wire(
 		int32(0),                // throttle
 		int32(1), int16(1), "t", // topics: "t"
 		int32(1), int32(3), int16(0), int64(-1), int64(42), int32(6), // partition 3 at 42, epoch 6
 	), 4, false, &ListOffsetsResponse{Topics: []ListOffsetsResponseTopic{
 		{Name: "t", Partitions: []ListOffsetsResponsePartition{{PartitionIndex: 3, Timestamp: -1, Offset: 42, LeaderEpoch: 6}}},
-	}}, new(ListOffsetsResponse))
+	}})
 
-	dpCheck(t, dpBE(
+	checkBytes(t, wire(
 		int32(-1), int8(0), // replica id, isolation level
 		byte(2), byte(2), "t", // topics: "t"
 		byte(2), int32(0), int32(-1), int64(-3), byte(0), // partition 0, max timestamp
@@ -72,5 +72,5 @@ func TestListOffsetsBytes(t *testing.T) {
 		byte(0),      // tags
 	), 10, true, &ListOffsetsRequest{ReplicaID: -1, TimeoutMs: 15000, Topics: []ListOffsetsRequestTopic{
 		{Name: "t", Partitions: []ListOffsetsRequestPartition{{CurrentLeaderEpoch: -1, Timestamp: -3}}},
-	}}, new(ListOffsetsRequest))
+	}})
 }

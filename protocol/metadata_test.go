@@ -1,17 +1,17 @@
 package protocol
 
 import (
-	"reflect"
+	"bytes"
 	"testing"
 )
 
 func goldenMetadataRequest(v int16) *MetadataRequest {
 	r := &MetadataRequest{Topics: []MetadataRequestTopic{{Name: "events"}, {Name: "logs"}}}
 	if v >= 10 {
-		r.Topics[0].TopicID = dpTopicID
+		r.Topics[0].TopicID = testTopicID
 	}
 	if v >= 12 {
-		r.Topics[1] = MetadataRequestTopic{TopicID: dpTopicID2} // by id only: null name
+		r.Topics[1] = MetadataRequestTopic{TopicID: testTopicID2} // by id only: null name
 	}
 	if v >= 4 {
 		r.AllowAutoTopicCreation = true
@@ -33,11 +33,11 @@ func goldenMetadataResponse(v int16) *MetadataResponse {
 		},
 	}
 	if v >= 1 {
-		r.Brokers[0].Rack = dpStr("us-east-1a")
+		r.Brokers[0].Rack = strp("us-east-1a")
 		r.ControllerID = 2
 	}
 	if v >= 2 {
-		r.ClusterID = dpStr("cluster-x")
+		r.ClusterID = strp("cluster-x")
 	}
 	if v >= 3 {
 		r.ThrottleTimeMs = 15
@@ -66,12 +66,12 @@ func goldenMetadataResponse(v int16) *MetadataResponse {
 		t.TopicAuthorizedOperations = 0x0bf8
 	}
 	if v >= 10 {
-		t.TopicID = dpTopicID
+		t.TopicID = testTopicID
 	}
 	r.Topics = []MetadataResponseTopic{t, {ErrorCode: 3, Name: "missing"}}
 	if v >= 12 {
 		// a topic asked by id that does not exist: null name
-		r.Topics[1] = MetadataResponseTopic{ErrorCode: 100, TopicID: dpTopicID2}
+		r.Topics[1] = MetadataResponseTopic{ErrorCode: 100, TopicID: testTopicID2}
 	}
 	return r
 }
@@ -92,19 +92,19 @@ func TestMetadataRoundTrip(t *testing.T) {
 // TestMetadataRequestAllTopics checks the bytes of "all topics" (null
 // array) and "no topics" (empty array) in both array forms.
 func TestMetadataRequestAllTopics(t *testing.T) {
-	dpCheck(t, dpBE(int32(-1)), 1, false, &MetadataRequest{}, new(MetadataRequest))
-	dpCheck(t, dpBE(int32(0)), 1, false, &MetadataRequest{Topics: []MetadataRequestTopic{}}, new(MetadataRequest))
+	checkBytes(t, wire(int32(-1)), 1, false, &MetadataRequest{})
+	checkBytes(t, wire(int32(0)), 1, false, &MetadataRequest{Topics: []MetadataRequestTopic{}})
 	// v9: compact array (0 = null, 1 = empty), auto-create, topic ops, tags.
-	dpCheck(t, dpBE(byte(0), byte(1), byte(0), byte(0), byte(0)), 9, true,
-		&MetadataRequest{AllowAutoTopicCreation: true}, new(MetadataRequest))
-	dpCheck(t, dpBE(byte(1), byte(0), byte(0), byte(0), byte(0)), 9, true,
-		&MetadataRequest{Topics: []MetadataRequestTopic{}}, new(MetadataRequest))
+	checkBytes(t, wire(byte(0), byte(1), byte(0), byte(0), byte(0)), 9, true,
+		&MetadataRequest{AllowAutoTopicCreation: true})
+	checkBytes(t, wire(byte(1), byte(0), byte(0), byte(0), byte(0)), 9, true,
+		&MetadataRequest{Topics: []MetadataRequestTopic{}})
 
 	var got MetadataRequest
-	if err := got.Decode(NewDecoder(dpBE(int32(-1)), false), 1); err != nil || got.Topics != nil {
+	if err := got.Decode(NewDecoder(wire(int32(-1)), false), 1); err != nil || got.Topics != nil {
 		t.Fatalf("null array: topics %#v, err %v; want nil", got.Topics, err)
 	}
-	if err := got.Decode(NewDecoder(dpBE(int32(0)), false), 1); err != nil || got.Topics == nil {
+	if err := got.Decode(NewDecoder(wire(int32(0)), false), 1); err != nil || got.Topics == nil {
 		t.Fatalf("empty array: topics %#v, err %v; want empty non-nil", got.Topics, err)
 	}
 }
@@ -112,24 +112,24 @@ func TestMetadataRequestAllTopics(t *testing.T) {
 // TestMetadataRequestV12Bytes checks a v12 request asking for one topic by
 // name and one by id (null name).
 func TestMetadataRequestV12Bytes(t *testing.T) {
-	b := dpBE(
+	b := wire(
 		byte(3),                           // compact array of 2
 		[16]byte{}, byte(2), "t", byte(0), // zero id, name "t", tags
-		dpTopicID, byte(0), byte(0), // id, null name, tags
+		testTopicID, byte(0), byte(0), // id, null name, tags
 		byte(1), // allow auto topic creation
 		byte(0), // include topic authorized operations
 		byte(0), // tags
 	)
 	want := &MetadataRequest{
-		Topics:                 []MetadataRequestTopic{{Name: "t"}, {TopicID: dpTopicID}},
+		Topics:                 []MetadataRequestTopic{{Name: "t"}, {TopicID: testTopicID}},
 		AllowAutoTopicCreation: true,
 	}
-	dpCheck(t, b, 12, true, want, new(MetadataRequest))
+	checkBytes(t, b, 12, true, want)
 }
 
 // TestMetadataResponseV1Bytes decodes a v1 response laid out from the spec.
 func TestMetadataResponseV1Bytes(t *testing.T) {
-	b := dpBE(
+	b := wire(
 		int32(1),                                                // brokers
 		int32(3), int16(4), "host", int32(9092), int16(2), "r1", // node 3, rack r1
 		int32(3),                // controller id
@@ -142,25 +142,25 @@ func TestMetadataResponseV1Bytes(t *testing.T) {
 		int32(1), int32(3), // isr [3]
 	)
 	want := &MetadataResponse{
-		Brokers:      []MetadataResponseBroker{{NodeID: 3, Host: "host", Port: 9092, Rack: dpStr("r1")}},
+		Brokers:      []MetadataResponseBroker{{NodeID: 3, Host: "host", Port: 9092, Rack: strp("r1")}},
 		ControllerID: 3,
 		Topics: []MetadataResponseTopic{{Name: "t", Partitions: []MetadataResponsePartition{
 			{LeaderID: 3, ReplicaNodes: []int32{3}, IsrNodes: []int32{3}},
 		}}},
 	}
-	dpCheck(t, b, 1, false, want, new(MetadataResponse))
+	checkBytes(t, b, 1, false, want)
 }
 
 // TestMetadataResponseV12Bytes decodes a flexible response by hand.
 func TestMetadataResponseV12Bytes(t *testing.T) {
-	b := dpBE(
+	b := wire(
 		int32(0),                                              // throttle
 		byte(2),                                               // brokers: 1
 		int32(1), byte(2), "h", int32(9092), byte(0), byte(0), // null rack, tags
 		byte(4), "abc", // cluster id
 		int32(1), // controller id
 		byte(2),  // topics: 1
-		int16(0), byte(2), "t", dpTopicID, byte(0),
+		int16(0), byte(2), "t", testTopicID, byte(0),
 		byte(2),                                // partitions: 1
 		int16(0), int32(2), int32(1), int32(9), // error, index, leader, epoch
 		byte(3), int32(1), int32(2), byte(2), int32(1), // replicas [1 2], isr [1]
@@ -170,22 +170,22 @@ func TestMetadataResponseV12Bytes(t *testing.T) {
 	)
 	want := &MetadataResponse{
 		Brokers:      []MetadataResponseBroker{{NodeID: 1, Host: "h", Port: 9092}},
-		ClusterID:    dpStr("abc"),
+		ClusterID:    strp("abc"),
 		ControllerID: 1,
 		Topics: []MetadataResponseTopic{{
-			Name: "t", TopicID: dpTopicID,
+			Name: "t", TopicID: testTopicID,
 			Partitions: []MetadataResponsePartition{
 				{PartitionIndex: 2, LeaderID: 1, LeaderEpoch: 9, ReplicaNodes: []int32{1, 2}, IsrNodes: []int32{1}},
 			},
 			TopicAuthorizedOperations: -2147483648,
 		}},
 	}
-	dpCheck(t, b, 12, true, want, new(MetadataResponse))
+	checkBytes(t, b, 12, true, want)
 }
 
 func TestMetadataHostileInt32Array(t *testing.T) {
 	// A replica array claiming 8 elements with 8 bytes left must fail.
-	b := dpBE(int32(0), int32(0), int32(1), int16(0), int16(1), "t", byte(0),
+	b := wire(int32(0), int32(0), int32(1), int16(0), int16(1), "t", byte(0),
 		int32(1), int16(0), int32(0), int32(0), int32(8), int32(1), int32(2))
 	if err := new(MetadataResponse).Decode(NewDecoder(b, false), 1); err == nil {
 		t.Fatal("expected an error")
@@ -196,22 +196,21 @@ func metadataFuzzVersions() []int16 { return []int16{1, 3, 5, 7, 8, 9, 10, 12} }
 
 func FuzzMetadataResponse(f *testing.F) {
 	for _, v := range metadataFuzzVersions() {
-		e := Encoder{Flexible: v >= 9}
-		goldenMetadataResponse(v).Encode(&e, v)
-		f.Add(e.B)
+		f.Add(encoded(goldenMetadataResponse(v), v, v >= 9))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dpFuzzResponse(t, data, metadataFuzzVersions(), 9, func() Response { return new(MetadataResponse) })
+		for _, v := range metadataFuzzVersions() {
+			fuzzReencode(t, data, v, v >= 9, func() Message { return new(MetadataResponse) })
+		}
 	})
 }
 
 func TestMetadataResponseNullName(t *testing.T) {
 	// v12+: a topic without a name is written with a null name.
-	e := Encoder{Flexible: true}
-	(&MetadataResponse{Topics: []MetadataResponseTopic{{ErrorCode: 100}}}).Encode(&e, 12)
-	want := dpBE(int32(0), byte(1), byte(0), int32(0), byte(2), int16(100), byte(0), [16]byte{},
+	got := encoded(&MetadataResponse{Topics: []MetadataResponseTopic{{ErrorCode: 100}}}, 12, true)
+	want := wire(int32(0), byte(1), byte(0), int32(0), byte(2), int16(100), byte(0), [16]byte{},
 		byte(0), byte(1), int32(0), byte(0), byte(0))
-	if !reflect.DeepEqual(e.B, want) {
-		t.Fatalf("\nwant % x\n got % x", want, e.B)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("\nwant % x\n got % x", want, got)
 	}
 }

@@ -29,15 +29,15 @@ func TestOffsetForLeaderEpochRoundTrip(t *testing.T) {
 // TestOffsetForLeaderEpochBytes checks a v3 request and a v4 response laid
 // out from the spec.
 func TestOffsetForLeaderEpochBytes(t *testing.T) {
-	dpCheck(t, dpBE(
+	checkBytes(t, wire(
 		int32(-1),               // replica id: consumer
 		int32(1), int16(1), "t", // topics: "t"
 		int32(1), int32(4), int32(9), int32(8), // partition 4, current epoch 9, epoch 8
 	), 3, false, &OffsetForLeaderEpochRequest{ReplicaID: -1, Topics: []OffsetForLeaderEpochRequestTopic{
 		{Topic: "t", Partitions: []OffsetForLeaderEpochRequestPartition{{Partition: 4, CurrentLeaderEpoch: 9, LeaderEpoch: 8}}},
-	}}, new(OffsetForLeaderEpochRequest))
+	}})
 
-	dpCheck(t, dpBE(
+	checkBytes(t, wire(
 		int32(0),              // throttle
 		byte(2), byte(2), "t", // topics: "t"
 		byte(2), int16(0), int32(4), int32(8), int64(500), byte(0), // partition 4: epoch 8 ends at 500
@@ -45,5 +45,5 @@ func TestOffsetForLeaderEpochBytes(t *testing.T) {
 		byte(0), // tags
 	), 4, true, &OffsetForLeaderEpochResponse{Topics: []OffsetForLeaderEpochResponseTopic{
 		{Topic: "t", Partitions: []OffsetForLeaderEpochResponsePartition{{Partition: 4, LeaderEpoch: 8, EndOffset: 500}}},
-	}}, new(OffsetForLeaderEpochResponse))
+	}})
 }

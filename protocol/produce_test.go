@@ -25,12 +25,12 @@ func goldenProduceResponse(v int16) *ProduceResponse {
 	}
 	if v >= 8 {
 		p := &r.Topics[1].Partitions[0]
-		p.RecordErrors = []ProduceRecordError{{BatchIndex: 2, BatchIndexErrorMessage: dpStr("bad key")}, {BatchIndex: 5}}
-		p.ErrorMessage = dpStr("records rejected")
+		p.RecordErrors = []ProduceRecordError{{BatchIndex: 2, BatchIndexErrorMessage: strp("bad key")}, {BatchIndex: 5}}
+		p.ErrorMessage = strp("records rejected")
 	}
 	if v >= 10 {
 		r.Topics[0].Partitions[1].CurrentLeader = &LeaderIDAndEpoch{LeaderID: 3, LeaderEpoch: 12}
-		r.NodeEndpoints = []NodeEndpoint{{NodeID: 3, Host: "broker-3", Port: 9092, Rack: dpStr("rack-c")}}
+		r.NodeEndpoints = []NodeEndpoint{{NodeID: 3, Host: "broker-3", Port: 9092, Rack: strp("rack-c")}}
 	}
 	return r
 }
@@ -38,7 +38,7 @@ func goldenProduceResponse(v int16) *ProduceResponse {
 func TestProduceRoundTrip(t *testing.T) {
 	roundTrip(t, func() Request { return new(ProduceRequest) }, func(v int16) (Request, Response) {
 		req := &ProduceRequest{
-			TransactionalID: dpStr("txn-1"),
+			TransactionalID: strp("txn-1"),
 			Acks:            -1,
 			TimeoutMs:       30000,
 			Topics: []ProduceRequestTopic{
@@ -59,16 +59,16 @@ func TestProduceRoundTrip(t *testing.T) {
 // TestProduceBytes checks a v3 request, a v8 response and a v10 response
 // laid out from the spec.
 func TestProduceBytes(t *testing.T) {
-	dpCheck(t, dpBE(
+	checkBytes(t, wire(
 		int16(-1),             // transactional id: null
 		int16(1), int32(1000), // acks, timeout
 		int32(1), int16(1), "t", // topics: "t"
 		int32(1), int32(0), int32(3), "abc", // partition 0, 3 bytes of records
 	), 3, false, &ProduceRequest{Acks: 1, TimeoutMs: 1000, Topics: []ProduceRequestTopic{
 		{Name: "t", Partitions: []ProduceRequestPartition{{Records: []byte("abc")}}},
-	}}, new(ProduceRequest))
+	}})
 
-	dpCheck(t, dpBE(
+	checkBytes(t, wire(
 		int32(1), int16(1), "t", // responses: "t"
 		int32(1), int32(0), int16(87), int64(-1), int64(-1), int64(-1), // partition 0, INVALID_RECORD
 		int32(1), int32(4), int16(-1), // record errors: batch index 4, null message
@@ -77,11 +77,11 @@ func TestProduceBytes(t *testing.T) {
 	), 8, false, &ProduceResponse{ThrottleTimeMs: 7, Topics: []ProduceResponseTopic{
 		{Name: "t", Partitions: []ProduceResponsePartition{{
 			ErrorCode: 87, BaseOffset: -1, LogAppendTimeMs: -1, LogStartOffset: -1,
-			RecordErrors: []ProduceRecordError{{BatchIndex: 4}}, ErrorMessage: dpStr("bad"),
+			RecordErrors: []ProduceRecordError{{BatchIndex: 4}}, ErrorMessage: strp("bad"),
 		}}},
-	}}, new(ProduceResponse))
+	}})
 
-	dpCheck(t, dpBE(
+	checkBytes(t, wire(
 		byte(2), byte(2), "t", // responses: "t"
 		byte(2), int32(0), int16(6), int64(-1), int64(-1), int64(-1), // partition 0, NOT_LEADER_OR_FOLLOWER
 		byte(1), byte(0), // no record errors, null error message
@@ -96,5 +96,5 @@ func TestProduceBytes(t *testing.T) {
 			CurrentLeader: &LeaderIDAndEpoch{LeaderID: 2, LeaderEpoch: 4},
 		}}}},
 		NodeEndpoints: []NodeEndpoint{{NodeID: 2, Host: "h", Port: 9092}},
-	}, new(ProduceResponse))
+	})
 }

@@ -18,7 +18,7 @@ func alterPartitionReassignmentsSample(v int16) (Request, Response) {
 		Responses: []AlterPartitionReassignmentsResponseTopic{
 			{Name: "orders", Partitions: []AlterPartitionReassignmentsResponsePartition{
 				{PartitionIndex: 0},
-				{PartitionIndex: 1, ErrorCode: 85, ErrorMessage: adminStr("no reassignment in progress")},
+				{PartitionIndex: 1, ErrorCode: 85, ErrorMessage: strp("no reassignment in progress")},
 			}},
 		},
 	}
@@ -36,7 +36,7 @@ func listPartitionReassignmentsSample(v int16) (Request, Response) {
 	resp := &ListPartitionReassignmentsResponse{
 		ThrottleTimeMs: 6,
 		ErrorCode:      41,
-		ErrorMessage:   adminStr("not the controller"),
+		ErrorMessage:   strp("not the controller"),
 		Topics: []ListPartitionReassignmentsResponseTopic{
 			{Name: "orders", Partitions: []ListPartitionReassignmentsResponsePartition{
 				{PartitionIndex: 0, Replicas: []int32{1, 2, 3, 4}, AddingReplicas: []int32{4}, RemovingReplicas: []int32{1}},
@@ -60,54 +60,54 @@ func TestListPartitionReassignmentsRoundTrip(t *testing.T) {
 }
 
 func TestAlterPartitionReassignmentsBytes(t *testing.T) {
-	adminCheckBytes(t, adminHex(t, `
-		0000ea60                          // timeout
-		02 04 "foo"                       // topics: 1
-		03                                // partitions: 2
-		  00000000 04 00000001 00000002 00000003 00 // replicas 1, 2, 3
-		  00000001 00 00                  // null replicas: cancel
-		00                                // topic tags
-		00
-	`), 0, true, &AlterPartitionReassignmentsRequest{
+	checkBytes(t, wire(
+		int32(60000),            // timeout
+		byte(2), byte(4), "foo", // topics: 1
+		byte(3),                                                  // partitions: 2
+		int32(0), byte(4), int32(1), int32(2), int32(3), byte(0), // replicas 1, 2, 3
+		int32(1), byte(0), byte(0), // null replicas: cancel
+		byte(0), // topic tags
+		byte(0),
+	), 0, true, &AlterPartitionReassignmentsRequest{
 		TimeoutMs: 60000,
 		Topics: []AlterPartitionReassignmentsRequestTopic{{Name: "foo", Partitions: []AlterPartitionReassignmentsRequestPartition{
 			{PartitionIndex: 0, Replicas: []int32{1, 2, 3}},
 			{PartitionIndex: 1},
 		}}},
-	}, new(AlterPartitionReassignmentsRequest))
+	})
 
-	adminCheckBytes(t, adminHex(t, `
-		00000000 0000 00                  // throttle, error, null message
-		02 04 "foo" 03
-		  00000000 0000 00 00
-		  00000001 0055 00 00             // NO_REASSIGNMENT_IN_PROGRESS
-		00
-		00
-	`), 0, true, &AlterPartitionReassignmentsResponse{
+	checkBytes(t, wire(
+		int32(0), int16(0), byte(0), // throttle, error, null message
+		byte(2), byte(4), "foo", byte(3),
+		int32(0), int16(0), byte(0), byte(0),
+		int32(1), int16(85), byte(0), byte(0), // NO_REASSIGNMENT_IN_PROGRESS
+		byte(0),
+		byte(0),
+	), 0, true, &AlterPartitionReassignmentsResponse{
 		Responses: []AlterPartitionReassignmentsResponseTopic{{Name: "foo", Partitions: []AlterPartitionReassignmentsResponsePartition{
 			{PartitionIndex: 0},
 			{PartitionIndex: 1, ErrorCode: 85},
 		}}},
-	}, new(AlterPartitionReassignmentsResponse))
+	})
 }
 
 func TestListPartitionReassignmentsBytes(t *testing.T) {
-	adminCheckBytes(t, adminHex(t, `00007530 00 00`), 0, true, // null topics
-		&ListPartitionReassignmentsRequest{TimeoutMs: 30000}, new(ListPartitionReassignmentsRequest))
+	checkBytes(t, wire(int32(30000), byte(0), byte(0)), 0, true, // null topics
+		&ListPartitionReassignmentsRequest{TimeoutMs: 30000})
 
-	adminCheckBytes(t, adminHex(t, `
-		00000000 0000 00
-		02 04 "foo" 02
-		  00000000
-		  04 00000001 00000002 00000003   // replicas
-		  02 00000003                     // adding
-		  02 00000001                     // removing
-		  00
-		00
-		00
-	`), 0, true, &ListPartitionReassignmentsResponse{
+	checkBytes(t, wire(
+		int32(0), int16(0), byte(0),
+		byte(2), byte(4), "foo", byte(2),
+		int32(0),
+		byte(4), int32(1), int32(2), int32(3), // replicas
+		byte(2), int32(3), // adding
+		byte(2), int32(1), // removing
+		byte(0),
+		byte(0),
+		byte(0),
+	), 0, true, &ListPartitionReassignmentsResponse{
 		Topics: []ListPartitionReassignmentsResponseTopic{{Name: "foo", Partitions: []ListPartitionReassignmentsResponsePartition{
 			{Replicas: []int32{1, 2, 3}, AddingReplicas: []int32{3}, RemovingReplicas: []int32{1}},
 		}}},
-	}, new(ListPartitionReassignmentsResponse))
+	})
 }
