@@ -30,7 +30,11 @@ var (
 // order of each partition is kept, except where the program moves the
 // position (SetOffset) or the partition's log itself changes (retention,
 // truncation after an unclean leader election: both are logged through
-// ErrorLogger).
+// ErrorLogger). In group mode this holds for each partition while the
+// reader has it, across rebalances that leave it the partition; a
+// partition that moves to another member continues there at the committed
+// offset, so messages returned but not committed are returned again by
+// that member (at least once across members).
 //
 // Note that it is important to call Close on a Reader when a process exits,
 // so the group coordinator hands its partitions to others at once.
@@ -134,7 +138,10 @@ func (r *Reader) Close() error {
 // If more fine-grained control of when offsets are committed is required,
 // it is recommended to use FetchMessage with CommitMessages instead.
 func (r *Reader) ReadMessage(ctx context.Context) (Message, error) {
-	m, err := r.FetchMessage(ctx)
+	// In group mode the message only counts as returned once committed:
+	// if the commit fails the application never sees it, so a partition
+	// the reader keeps across the rebalance must return it again.
+	m, mgen, err := r.fetchMessage(ctx, !r.useConsumerGroup())
 	if err != nil {
 		return Message{}, fmt.Errorf("fetching message: %w", err)
 	}
@@ -142,6 +149,7 @@ func (r *Reader) ReadMessage(ctx context.Context) (Message, error) {
 		if err := r.CommitMessages(ctx, m); err != nil {
 			return Message{}, fmt.Errorf("committing message: %w", err)
 		}
+		r.group.delivered(topicPartition{m.Topic, m.Partition}, m.Offset, mgen)
 	}
 	return m, nil
 }
@@ -156,16 +164,27 @@ func (r *Reader) ReadMessage(ctx context.Context) (Message, error) {
 // FetchMessage does not commit offsets automatically when using consumer
 // groups. Use CommitMessages to commit the offset.
 func (r *Reader) FetchMessage(ctx context.Context) (Message, error) {
+	m, _, err := r.fetchMessage(ctx, true)
+	return m, err
+}
+
+// fetchMessage takes the next message and the generation of the fetcher
+// that queued it; returned says whether it counts as returned to the
+// application (group mode: see readerGroup.delivered).
+func (r *Reader) fetchMessage(ctx context.Context, returned bool) (Message, int64, error) {
 	gen, err := r.beforeRead()
 	if err != nil {
-		return Message{}, err
+		return Message{}, 0, err
 	}
 	m, hw, mgen, err := r.queue.pop(ctx)
 	if err != nil {
-		return Message{}, err
+		return Message{}, 0, err
 	}
 	r.delivered(gen, mgen, m.Offset, hw)
-	return m, nil
+	if returned && r.group != nil {
+		r.group.delivered(topicPartition{m.Topic, m.Partition}, m.Offset, mgen)
+	}
+	return m, mgen, nil
 }
 
 // MessageBatch is the messages of one fetch of one partition, in offset
@@ -203,7 +222,11 @@ func (r *Reader) FetchBatch(ctx context.Context) (*MessageBatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.delivered(gen, mgen, b.Messages[len(b.Messages)-1].Offset, b.HighWaterMark)
+	last := b.Messages[len(b.Messages)-1].Offset
+	r.delivered(gen, mgen, last, b.HighWaterMark)
+	if r.group != nil {
+		r.group.delivered(topicPartition{b.Topic, b.Partition}, last, mgen)
+	}
 	return b, nil
 }
 

@@ -24,6 +24,12 @@ import (
 //   - A commit refused because the generation is over drops the queue at
 //     once, so ReadMessage then waits for the next generation instead of
 //     spinning through stale messages and failing commits.
+//   - A partition the next generation leaves to this reader resumes after
+//     the last message the reader returned, when that is past the
+//     committed offset (a commit failed with the rebalance, or the
+//     application commits in batches): one Reader never returns a message
+//     twice. Messages that ReadMessage did not return because their commit
+//     failed do not count as returned, so they come again.
 
 // readerGroup runs the consumer group of a Reader.
 type readerGroup struct {
@@ -36,6 +42,10 @@ type readerGroup struct {
 	owned   map[topicPartition]bool
 	readyCh chan struct{} // closed when a generation starts
 	lastGen int64         // Reader generation of gen's fetchers
+
+	// pos is, for each partition of the last generation, the offset after
+	// the last message returned to the application.
+	pos map[topicPartition]int64
 
 	// CommitInterval > 0: offsets waiting for the next tick, of stashGen
 	// (kept past unsubscribe for the generation's final commit).
@@ -150,6 +160,21 @@ func (g *readerGroup) subscribe(gen *Generation) {
 	r.mu.Unlock()
 
 	g.mu.Lock()
+	pos := map[topicPartition]int64{}
+	for tp, off := range offsets {
+		p, kept := g.pos[tp]
+		if !kept {
+			continue
+		}
+		pos[tp] = p
+		// off < 0: nothing committed yet (FirstOffset).
+		if off < 0 || p > off {
+			r.logf("kafka reader: group %s generation %d: %s resumes at offset %d, after the last message returned (committed: %s)",
+				r.config.GroupID, gen.ID, tp, p, humanOffset(off))
+			offsets[tp] = p
+		}
+	}
+	g.pos = pos
 	g.gen, g.owned, g.lastGen = gen, owned, readerGen
 	g.stash, g.stashGen = offsetStash{}, gen
 	close(g.readyCh)
@@ -176,6 +201,21 @@ func (g *readerGroup) subscribe(gen *Generation) {
 		}
 		g.unsubscribe(gen)
 	})
+}
+
+// delivered records that the message at offset of tp, queued by the
+// fetchers of Reader generation mgen, was returned to the application.
+func (g *readerGroup) delivered(tp topicPartition, offset, mgen int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	// A message of an earlier generation returned late: the current
+	// generation's fetcher already started from the position of then.
+	if mgen != g.lastGen || g.pos == nil {
+		return
+	}
+	if cur, ok := g.pos[tp]; !ok || offset+1 > cur {
+		g.pos[tp] = offset + 1
+	}
 }
 
 // unsubscribe drops what gen's fetchers queued once gen is over.
