@@ -62,7 +62,7 @@ func (r *ApiVersionsResponse) Encode(e *Encoder, v int16) {
 
 func (r *ApiVersionsResponse) Decode(d *Decoder, v int16) error {
 	r.ErrorCode = d.Int16()
-	if n := d.ArrayLen(); n > 0 {
+	if n := d.ArrayLenMin(d.minStruct(6, 0, 0)); n > 0 {
 		r.ApiKeys = make([]ApiVersionsKey, n)
 		for i := range r.ApiKeys {
 			k := &r.ApiKeys[i]

@@ -94,7 +94,7 @@ func (r *CreatePartitionsResponse) Encode(e *Encoder, v int16) {
 
 func (r *CreatePartitionsResponse) Decode(d *Decoder, v int16) error {
 	r.ThrottleTimeMs = d.Int32()
-	if n := d.ArrayLen(); n > 0 {
+	if n := d.ArrayLenMin(d.minStruct(2, 2, 0)); n > 0 {
 		r.Results = make([]CreatePartitionsResponseResult, n)
 		for i := range r.Results {
 			res := &r.Results[i]

@@ -174,7 +174,7 @@ func (r *CreateTopicsResponse) Decode(d *Decoder, v int16) error {
 	if v >= 2 {
 		r.ThrottleTimeMs = d.Int32()
 	}
-	if n := d.ArrayLen(); n > 0 {
+	if n := d.ArrayLenMin(d.minStruct(when(v >= 7, 16)+2+when(v >= 5, 4+2), 1+when(v >= 1, 1), when(v >= 5, 1))); n > 0 {
 		r.Topics = make([]CreateTopicsResponseTopic, n)
 		for i := range r.Topics {
 			t := &r.Topics[i]
@@ -189,7 +189,7 @@ func (r *CreateTopicsResponse) Decode(d *Decoder, v int16) error {
 			if v >= 5 {
 				t.NumPartitions = d.Int32()
 				t.ReplicationFactor = d.Int16()
-				if n := d.ArrayLen(); n > 0 {
+				if n := d.ArrayLenMin(d.minStruct(3, 2, 0)); n > 0 {
 					t.Configs = make([]CreateTopicsResponseConfig, n)
 					for j := range t.Configs {
 						c := &t.Configs[j]

@@ -204,15 +204,43 @@ func (d *Decoder) Bytes() []byte {
 // size a slice by the result.
 func (d *Decoder) ArrayLen() int { return d.length(true) }
 
+// ArrayLenMin is ArrayLen for arrays whose elements take at least minSize
+// bytes each: it rejects n*minSize > remaining. Use it for arrays of
+// structs, which take far more memory than wire bytes, so that a hostile
+// length cannot make decoding allocate many times the input's size.
+func (d *Decoder) ArrayLenMin(minSize int) int {
+	n := d.ArrayLen()
+	if minSize > 1 && n > d.Remaining()/minSize {
+		d.Fail(ErrTruncated)
+		return 0
+	}
+	return n
+}
+
+// minStruct is the smallest encoding of a struct, for ArrayLenMin: fixed
+// bytes of fixed-size fields, then strings (nullable or not) and arrays or
+// bytes fields (nullable or not) at their shortest, empty or null. Their
+// lengths take 2 and 4 bytes, or 1 in flexible versions, where the tags
+// section adds 1.
+func (d *Decoder) minStruct(fixed, strings, arrays int) int {
+	if d.Flexible {
+		return fixed + strings + arrays + 1
+	}
+	return fixed + 2*strings + 4*arrays
+}
+
+// when returns n if ok, else 0: the size of a field some versions lack.
+func when(ok bool, n int) int {
+	if ok {
+		return n
+	}
+	return 0
+}
+
 // Int32Array reads an int32 array; null and empty arrays give nil.
 func (d *Decoder) Int32Array() []int32 {
-	n := d.ArrayLen()
+	n := d.ArrayLenMin(4)
 	if n <= 0 {
-		return nil
-	}
-	// ArrayLen only bounds n by the remaining bytes; each element takes 4.
-	if n > d.Remaining()/4 {
-		d.Fail(ErrTruncated)
 		return nil
 	}
 	s := make([]int32, n)
@@ -224,7 +252,11 @@ func (d *Decoder) Int32Array() []int32 {
 
 // StringArray reads a string array; null and empty arrays give nil.
 func (d *Decoder) StringArray() []string {
-	n := d.ArrayLen()
+	min := 2 // an empty string's length
+	if d.Flexible {
+		min = 1
+	}
+	n := d.ArrayLenMin(min)
 	if n <= 0 {
 		return nil
 	}

@@ -96,7 +96,7 @@ func (r *DeleteTopicsResponse) Decode(d *Decoder, v int16) error {
 	if v >= 1 {
 		r.ThrottleTimeMs = d.Int32()
 	}
-	if n := d.ArrayLen(); n > 0 {
+	if n := d.ArrayLenMin(d.minStruct(when(v >= 6, 16)+2, 1+when(v >= 5, 1), 0)); n > 0 {
 		r.Responses = make([]DeleteTopicsResponseTopic, n)
 		for i := range r.Responses {
 			t := &r.Responses[i]

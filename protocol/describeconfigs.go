@@ -136,7 +136,7 @@ func (r *DescribeConfigsResponse) Encode(e *Encoder, v int16) {
 
 func (r *DescribeConfigsResponse) Decode(d *Decoder, v int16) error {
 	r.ThrottleTimeMs = d.Int32()
-	if n := d.ArrayLen(); n > 0 {
+	if n := d.ArrayLenMin(d.minStruct(2+1, 2, 1)); n > 0 {
 		r.Results = make([]DescribeConfigsResponseResult, n)
 		for i := range r.Results {
 			res := &r.Results[i]
@@ -144,7 +144,9 @@ func (r *DescribeConfigsResponse) Decode(d *Decoder, v int16) error {
 			res.ErrorMessage = d.NullableString()
 			res.ResourceType = d.Int8()
 			res.ResourceName = d.String()
-			if n := d.ArrayLen(); n > 0 {
+			// Flags, then name, value, v3+ documentation and v1+ synonyms, empty.
+			size := d.minStruct(2+when(v >= 1, 1)+when(v >= 3, 1), 2+when(v >= 3, 1), when(v >= 1, 1))
+			if n := d.ArrayLenMin(size); n > 0 {
 				res.Configs = make([]DescribeConfigsResponseConfig, n)
 				for j := range res.Configs {
 					c := &res.Configs[j]
@@ -156,7 +158,7 @@ func (r *DescribeConfigsResponse) Decode(d *Decoder, v int16) error {
 					}
 					c.IsSensitive = d.Bool()
 					if v >= 1 {
-						if n := d.ArrayLen(); n > 0 {
+						if n := d.ArrayLenMin(d.minStruct(1, 2, 0)); n > 0 {
 							c.Synonyms = make([]DescribeConfigsResponseSynonym, n)
 							for k := range c.Synonyms {
 								s := &c.Synonyms[k]

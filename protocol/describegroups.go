@@ -97,7 +97,7 @@ func (r *DescribeGroupsResponse) Decode(d *Decoder, v int16) error {
 	if v >= 1 {
 		r.ThrottleTimeMs = d.Int32()
 	}
-	if n := d.ArrayLen(); n > 0 {
+	if n := d.ArrayLenMin(d.minStruct(2+when(v >= 3, 4), 4, 1)); n > 0 {
 		r.Groups = make([]DescribeGroupsResponseGroup, n)
 		for i := range r.Groups {
 			g := &r.Groups[i]
@@ -106,7 +106,7 @@ func (r *DescribeGroupsResponse) Decode(d *Decoder, v int16) error {
 			g.GroupState = d.String()
 			g.ProtocolType = d.String()
 			g.ProtocolData = d.String()
-			if m := d.ArrayLen(); m > 0 {
+			if m := d.ArrayLenMin(d.minStruct(0, 3+when(v >= 4, 1), 2)); m > 0 {
 				g.Members = make([]DescribeGroupsResponseMember, m)
 				for j := range g.Members {
 					mb := &g.Members[j]

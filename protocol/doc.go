@@ -7,5 +7,6 @@
 // Every message implements Request or Response. Encoding appends to a
 // caller-owned buffer (no reflection, no two-pass sizing); decoding reads
 // from a byte slice with a sticky error, and every length read from the wire
-// is checked against the bytes that remain before anything is allocated.
+// is checked against the bytes that remain (for arrays of structs, at their
+// elements' smallest encoded size) before anything is allocated.
 package protocol

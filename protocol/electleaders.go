@@ -104,12 +104,12 @@ func (r *ElectLeadersResponse) Decode(d *Decoder, v int16) error {
 	if v >= 1 {
 		r.ErrorCode = d.Int16()
 	}
-	if n := d.ArrayLen(); n > 0 {
+	if n := d.ArrayLenMin(d.minStruct(0, 1, 1)); n > 0 {
 		r.ReplicaElectionResults = make([]ElectLeadersResponseTopic, n)
 		for i := range r.ReplicaElectionResults {
 			t := &r.ReplicaElectionResults[i]
 			t.Topic = d.String()
-			if n := d.ArrayLen(); n > 0 {
+			if n := d.ArrayLenMin(d.minStruct(4+2, 1, 0)); n > 0 {
 				t.PartitionResult = make([]ElectLeadersResponsePartition, n)
 				for j := range t.PartitionResult {
 					p := &t.PartitionResult[j]

@@ -340,12 +340,14 @@ func (r *FetchResponse) Decode(d *Decoder, v int16) error {
 		r.ErrorCode = d.Int16()
 		r.SessionID = d.Int32()
 	}
-	if n := d.ArrayLen(); n > 0 {
+	if n := d.ArrayLenMin(d.minStruct(when(v >= 13, 16), when(v < 13, 1), 1)); n > 0 {
 		r.Topics = make([]FetchResponseTopic, n)
 		for i := range r.Topics {
 			t := &r.Topics[i]
 			t.Topic, t.TopicID = decodeFetchTopic(d, v)
-			if n := d.ArrayLen(); n > 0 {
+			// Fixed fields, then empty records and v4+ aborted transactions.
+			size := d.minStruct(4+2+8+when(v >= 4, 8)+when(v >= 5, 8)+when(v >= 11, 4), 0, 1+when(v >= 4, 1))
+			if n := d.ArrayLenMin(size); n > 0 {
 				t.Partitions = make([]FetchResponsePartition, n)
 				for j := range t.Partitions {
 					t.Partitions[j].decode(d, v)
@@ -408,8 +410,7 @@ func (p *FetchResponsePartition) decode(d *Decoder, v int16) {
 		p.LogStartOffset = d.Int64()
 	}
 	if v >= 4 {
-		// Each aborted transaction takes at least 16 bytes.
-		if n := d.ArrayLen(); n > 0 && n <= d.Remaining()/16 {
+		if n := d.ArrayLenMin(d.minStruct(16, 0, 0)); n > 0 {
 			p.AbortedTransactions = make([]FetchAbortedTransaction, n)
 			for k := range p.AbortedTransactions {
 				a := &p.AbortedTransactions[k]
@@ -417,8 +418,6 @@ func (p *FetchResponsePartition) decode(d *Decoder, v int16) {
 				a.FirstOffset = d.Int64()
 				d.Tags()
 			}
-		} else if n > 0 {
-			d.Fail(ErrTruncated)
 		}
 	}
 	p.PreferredReadReplica = -1
@@ -496,7 +495,7 @@ func nodeEndpointsTag(nodes []NodeEndpoint) []byte {
 // recording any error in d (and returning nil).
 func decodeNodeEndpointsTag(d *Decoder, b []byte) (nodes []NodeEndpoint) {
 	d.taggedValue(b, func(t *Decoder) {
-		if n := t.ArrayLen(); n > 0 {
+		if n := t.ArrayLenMin(t.minStruct(4+4, 2, 0)); n > 0 {
 			nodes = make([]NodeEndpoint, n)
 			for i := range nodes {
 				e := &nodes[i]

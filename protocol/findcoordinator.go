@@ -116,7 +116,7 @@ func (r *FindCoordinatorResponse) Decode(d *Decoder, v int16) error {
 		r.NodeID = d.Int32()
 		r.Host = d.String()
 		r.Port = d.Int32()
-	} else if n := d.ArrayLen(); n > 0 {
+	} else if n := d.ArrayLenMin(d.minStruct(4+4+2, 3, 0)); n > 0 {
 		r.Coordinators = make([]FindCoordinatorResponseCoordinator, n)
 		for i := range r.Coordinators {
 			c := &r.Coordinators[i]

@@ -116,7 +116,7 @@ func encodeTopicPartitions(e *Encoder, tps []ConsumerProtocolTopicPartitions) {
 }
 
 func decodeTopicPartitions(d *Decoder) []ConsumerProtocolTopicPartitions {
-	n := d.ArrayLen()
+	n := d.ArrayLenMin(d.minStruct(0, 1, 1))
 	if n <= 0 {
 		return nil
 	}

@@ -145,7 +145,7 @@ func (r *JoinGroupResponse) Decode(d *Decoder, v int16) error {
 		r.SkipAssignment = d.Bool()
 	}
 	r.MemberID = d.String()
-	if n := d.ArrayLen(); n > 0 {
+	if n := d.ArrayLenMin(d.minStruct(0, 1+when(v >= 5, 1), 1)); n > 0 {
 		r.Members = make([]JoinGroupResponseMember, n)
 		for i := range r.Members {
 			m := &r.Members[i]

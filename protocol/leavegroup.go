@@ -102,7 +102,7 @@ func (r *LeaveGroupResponse) Decode(d *Decoder, v int16) error {
 	}
 	r.ErrorCode = d.Int16()
 	if v >= 3 {
-		if n := d.ArrayLen(); n > 0 {
+		if n := d.ArrayLenMin(d.minStruct(2, 2, 0)); n > 0 {
 			r.Members = make([]LeaveGroupResponseMember, n)
 			for i := range r.Members {
 				m := &r.Members[i]

@@ -67,7 +67,7 @@ func (r *ListGroupsResponse) Decode(d *Decoder, v int16) error {
 		r.ThrottleTimeMs = d.Int32()
 	}
 	r.ErrorCode = d.Int16()
-	if n := d.ArrayLen(); n > 0 {
+	if n := d.ArrayLenMin(d.minStruct(0, 2+when(v >= 4, 1), 0)); n > 0 {
 		r.Groups = make([]ListGroupsResponseGroup, n)
 		for i := range r.Groups {
 			g := &r.Groups[i]

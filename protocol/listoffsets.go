@@ -138,12 +138,12 @@ func (r *ListOffsetsResponse) Decode(d *Decoder, v int16) error {
 	if v >= 2 {
 		r.ThrottleTimeMs = d.Int32()
 	}
-	if n := d.ArrayLen(); n > 0 {
+	if n := d.ArrayLenMin(d.minStruct(0, 1, 1)); n > 0 {
 		r.Topics = make([]ListOffsetsResponseTopic, n)
 		for i := range r.Topics {
 			t := &r.Topics[i]
 			t.Name = d.String()
-			if n := d.ArrayLen(); n > 0 {
+			if n := d.ArrayLenMin(d.minStruct(4+2+8+8+when(v >= 4, 4), 0, 0)); n > 0 {
 				t.Partitions = make([]ListOffsetsResponsePartition, n)
 				for j := range t.Partitions {
 					p := &t.Partitions[j]

@@ -203,7 +203,7 @@ func (r *MetadataResponse) Decode(d *Decoder, v int16) error {
 	if v >= 3 {
 		r.ThrottleTimeMs = d.Int32()
 	}
-	if n := d.ArrayLen(); n > 0 {
+	if n := d.ArrayLenMin(d.minStruct(4+4, 1+when(v >= 1, 1), 0)); n > 0 {
 		r.Brokers = make([]MetadataResponseBroker, n)
 		for i := range r.Brokers {
 			b := &r.Brokers[i]
@@ -222,7 +222,7 @@ func (r *MetadataResponse) Decode(d *Decoder, v int16) error {
 	if v >= 1 {
 		r.ControllerID = d.Int32()
 	}
-	if n := d.ArrayLen(); n > 0 {
+	if n := d.ArrayLenMin(d.minStruct(2+when(v >= 10, 16)+when(v >= 1, 1)+when(v >= 8, 4), 1, 1)); n > 0 {
 		r.Topics = make([]MetadataResponseTopic, n)
 		for i := range r.Topics {
 			t := &r.Topics[i]
@@ -238,7 +238,7 @@ func (r *MetadataResponse) Decode(d *Decoder, v int16) error {
 			if v >= 1 {
 				t.IsInternal = d.Bool()
 			}
-			if n := d.ArrayLen(); n > 0 {
+			if n := d.ArrayLenMin(d.minStruct(2+4+4+when(v >= 7, 4), 0, 2+when(v >= 5, 1))); n > 0 {
 				t.Partitions = make([]MetadataResponsePartition, n)
 				for j := range t.Partitions {
 					p := &t.Partitions[j]

@@ -143,12 +143,12 @@ func (r *OffsetCommitResponse) Decode(d *Decoder, v int16) error {
 	if v >= 3 {
 		r.ThrottleTimeMs = d.Int32()
 	}
-	if n := d.ArrayLen(); n > 0 {
+	if n := d.ArrayLenMin(d.minStruct(0, 1, 1)); n > 0 {
 		r.Topics = make([]OffsetCommitResponseTopic, n)
 		for i := range r.Topics {
 			t := &r.Topics[i]
 			t.Name = d.String()
-			if m := d.ArrayLen(); m > 0 {
+			if m := d.ArrayLenMin(d.minStruct(4+2, 0, 0)); m > 0 {
 				t.Partitions = make([]OffsetCommitResponsePartition, m)
 				for j := range t.Partitions {
 					p := &t.Partitions[j]

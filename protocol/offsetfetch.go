@@ -164,7 +164,7 @@ func encodeOffsetFetchResponseTopics(e *Encoder, ts []OffsetFetchResponseTopic, 
 }
 
 func decodeOffsetFetchResponseTopics(d *Decoder, v int16) []OffsetFetchResponseTopic {
-	n := d.ArrayLen()
+	n := d.ArrayLenMin(d.minStruct(0, 1, 1))
 	if n <= 0 {
 		return nil
 	}
@@ -172,7 +172,7 @@ func decodeOffsetFetchResponseTopics(d *Decoder, v int16) []OffsetFetchResponseT
 	for i := range ts {
 		t := &ts[i]
 		t.Name = d.String()
-		if m := d.ArrayLen(); m > 0 {
+		if m := d.ArrayLenMin(d.minStruct(4+8+when(v >= 5, 4)+2, 1, 0)); m > 0 {
 			t.Partitions = make([]OffsetFetchResponsePartition, m)
 			for j := range t.Partitions {
 				p := &t.Partitions[j]
@@ -222,7 +222,7 @@ func (r *OffsetFetchResponse) Decode(d *Decoder, v int16) error {
 		if v >= 2 {
 			r.ErrorCode = d.Int16()
 		}
-	} else if n := d.ArrayLen(); n > 0 {
+	} else if n := d.ArrayLenMin(d.minStruct(2, 1, 1)); n > 0 {
 		r.Groups = make([]OffsetFetchResponseGroup, n)
 		for i := range r.Groups {
 			g := &r.Groups[i]

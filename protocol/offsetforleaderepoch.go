@@ -130,12 +130,12 @@ func (r *OffsetForLeaderEpochResponse) Decode(d *Decoder, v int16) error {
 	if v >= 2 {
 		r.ThrottleTimeMs = d.Int32()
 	}
-	if n := d.ArrayLen(); n > 0 {
+	if n := d.ArrayLenMin(d.minStruct(0, 1, 1)); n > 0 {
 		r.Topics = make([]OffsetForLeaderEpochResponseTopic, n)
 		for i := range r.Topics {
 			t := &r.Topics[i]
 			t.Topic = d.String()
-			if n := d.ArrayLen(); n > 0 {
+			if n := d.ArrayLenMin(d.minStruct(2+4+when(v >= 1, 4)+8, 0, 0)); n > 0 {
 				t.Partitions = make([]OffsetForLeaderEpochResponsePartition, n)
 				for j := range t.Partitions {
 					p := &t.Partitions[j]

@@ -168,12 +168,14 @@ func (r *ProduceResponse) Encode(e *Encoder, v int16) {
 }
 
 func (r *ProduceResponse) Decode(d *Decoder, v int16) error {
-	if n := d.ArrayLen(); n > 0 {
+	if n := d.ArrayLenMin(d.minStruct(0, 1, 1)); n > 0 {
 		r.Topics = make([]ProduceResponseTopic, n)
 		for i := range r.Topics {
 			t := &r.Topics[i]
 			t.Name = d.String()
-			if n := d.ArrayLen(); n > 0 {
+			// Fixed fields, then v8+ empty record errors and null message.
+			size := d.minStruct(4+2+8+when(v >= 2, 8)+when(v >= 5, 8), when(v >= 8, 1), when(v >= 8, 1))
+			if n := d.ArrayLenMin(size); n > 0 {
 				t.Partitions = make([]ProduceResponsePartition, n)
 				for j := range t.Partitions {
 					p := &t.Partitions[j]
@@ -187,7 +189,7 @@ func (r *ProduceResponse) Decode(d *Decoder, v int16) error {
 						p.LogStartOffset = d.Int64()
 					}
 					if v >= 8 {
-						if n := d.ArrayLen(); n > 0 {
+						if n := d.ArrayLenMin(d.minStruct(4, 1, 0)); n > 0 {
 							p.RecordErrors = make([]ProduceRecordError, n)
 							for k := range p.RecordErrors {
 								re := &p.RecordErrors[k]
