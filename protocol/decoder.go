@@ -106,16 +106,26 @@ func (d *Decoder) Varint() int64 {
 		return 0
 	}
 	v, n := binary.Varint(d.b[d.off:])
-	if n <= 0 {
-		if n == 0 {
-			d.err = ErrTruncated
-		} else {
-			d.err = ErrInvalidLength
-		}
+	if !d.skipVarint(n) {
 		return 0
 	}
-	d.off += n
 	return v
+}
+
+// skipVarint moves past a varint of n bytes, n as binary.Varint and
+// binary.Uvarint report it: 0 when the input ends inside the varint,
+// negative when it overflows 64 bits.
+func (d *Decoder) skipVarint(n int) bool {
+	switch {
+	case n > 0:
+		d.off += n
+		return true
+	case n == 0:
+		d.err = ErrTruncated
+	default:
+		d.err = ErrInvalidLength
+	}
+	return false
 }
 
 func (d *Decoder) Uvarint() uint64 {
@@ -123,15 +133,9 @@ func (d *Decoder) Uvarint() uint64 {
 		return 0
 	}
 	v, n := binary.Uvarint(d.b[d.off:])
-	if n <= 0 {
-		if n == 0 {
-			d.err = ErrTruncated
-		} else {
-			d.err = ErrInvalidLength
-		}
+	if !d.skipVarint(n) {
 		return 0
 	}
-	d.off += n
 	return v
 }
 

@@ -197,15 +197,7 @@ func (r *RecordReader) nextLegacy(rec *Record) bool {
 	if r.legacyTime >= 0 && m.magic == 1 {
 		rec.Timestamp = r.legacyTime
 	}
-	if rec.Offset >= r.maxOff {
-		r.stop()
-		return false
-	}
-	if rec.Offset < r.opts.MinOffset {
-		return false
-	}
-	r.advance(rec.Offset + 1)
-	return true
+	return r.deliver(rec)
 }
 
 // AppendMessageSet appends records as a legacy message set of the given

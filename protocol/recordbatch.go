@@ -178,15 +178,7 @@ func (r *RecordReader) nextInBatch(rec *Record) bool {
 	if !r.decodeRecord(body, rec) {
 		return false
 	}
-	if rec.Offset >= r.maxOff {
-		r.stop()
-		return false
-	}
-	if rec.Offset < r.opts.MinOffset {
-		return false
-	}
-	r.advance(rec.Offset + 1)
-	return true
+	return r.deliver(rec)
 }
 
 // decodeRecord decodes the body of one v2 record (after its length).

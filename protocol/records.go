@@ -261,6 +261,21 @@ func (r *RecordReader) advance(end int64) {
 	}
 }
 
+// deliver applies the offset bounds to a decoded record and reports
+// whether to return it: not before MinOffset, nor at MaxOffset, which ends
+// reading.
+func (r *RecordReader) deliver(rec *Record) bool {
+	if rec.Offset >= r.maxOff {
+		r.stop()
+		return false
+	}
+	if rec.Offset < r.opts.MinOffset {
+		return false
+	}
+	r.advance(rec.Offset + 1)
+	return true
+}
+
 // stop ends reading at MaxOffset.
 func (r *RecordReader) stop() {
 	r.done, r.data, r.recs, r.left, r.mode = true, nil, nil, 0, recModeNone
