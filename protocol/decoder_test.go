@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/binary"
 	"reflect"
 	"runtime"
 	"testing"
@@ -28,7 +29,7 @@ func allocated(fn func()) (bytes uint64, allocs float64) {
 func TestHostilePartitionCount(t *testing.T) {
 	fetchHead := func(flexible bool, count int) []byte {
 		if flexible { // v12: compact lengths, topic tags
-			return append(wire(int32(0), int16(0), int32(0), byte(2), byte(2), "t"), appendUvarint(nil, uint64(count+1))...)
+			return wire(int32(0), int16(0), int32(0), byte(2), byte(2), "t", binary.AppendUvarint(nil, uint64(count+1)))
 		}
 		return wire(int32(0), int16(0), int32(0), int32(1), int16(1), "t", int32(count))
 	}
@@ -63,12 +64,6 @@ func TestHostilePartitionCount(t *testing.T) {
 			t.Errorf("%s: decoding allocated %d bytes in %v allocations", c.name, bytes, allocs)
 		}
 	}
-}
-
-func appendUvarint(b []byte, v uint64) []byte {
-	e := Encoder{B: b}
-	e.Uvarint(v)
-	return e.B
 }
 
 // TestArrayLenMinConservative checks that no minimum element size given to
