@@ -317,7 +317,7 @@ func TestReaderGroupIntegrationNoHotLoopOnRebalance(t *testing.T) {
 
 	lag.holding.Store(true)
 	tJoin := time.Now()
-	rgiReader(t, c, "b", group, topic, nil, nil)
+	b := rgiReader(t, c, "b", group, topic, nil, nil)
 	rgiEventually(t, 10*time.Second, "a noticing the rebalance", func() bool {
 		g, _ := rgiAssignment(a, topic)
 		return g < 0
@@ -335,6 +335,14 @@ func TestReaderGroupIntegrationNoHotLoopOnRebalance(t *testing.T) {
 	window := tEnd.Sub(tNoticed)
 	if g, _ := rgiAssignment(a, topic); g >= 0 {
 		t.Fatalf("the rebalance ended before the window closed (generation %d): the laggard did not hold it", g)
+	}
+	// b waits in JoinGroup for the laggard: Close does not wait with it.
+	tClose := time.Now()
+	b.Close()
+	if d := time.Since(tClose); d > 3*time.Second {
+		t.Errorf("closing a reader waiting in a rebalance took %v", d)
+	} else {
+		t.Logf("closing a reader waiting in a rebalance took %v", d)
 	}
 	lag.unhold()
 

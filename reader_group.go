@@ -24,6 +24,10 @@ import (
 //   - A commit refused because the generation is over drops the queue at
 //     once, so ReadMessage then waits for the next generation instead of
 //     spinning through stale messages and failing commits.
+//   - A commit never moves a partition's offset below what the group had
+//     committed when the generation started: a message returned before a
+//     rebalance that gave the partition to another member and back cannot
+//     undo that member's progress.
 //   - A partition the next generation leaves to this reader resumes after
 //     the last message the reader returned, when that is past the
 //     committed offset (a commit failed with the rebalance, or the
@@ -46,6 +50,9 @@ type readerGroup struct {
 	// pos is, for each partition of the last generation, the offset after
 	// the last message returned to the application.
 	pos map[topicPartition]int64
+	// floor is, for each partition of gen, the offset the group had
+	// committed when gen started (absent: none).
+	floor map[topicPartition]int64
 
 	// CommitInterval > 0: offsets waiting for the next tick, of stashGen
 	// (kept past unsubscribe for the generation's final commit).
@@ -160,6 +167,12 @@ func (g *readerGroup) subscribe(gen *Generation) {
 	r.mu.Unlock()
 
 	g.mu.Lock()
+	floor := map[topicPartition]int64{}
+	for tp, off := range offsets {
+		if off >= 0 {
+			floor[tp] = off
+		}
+	}
 	pos := map[topicPartition]int64{}
 	for tp, off := range offsets {
 		p, kept := g.pos[tp]
@@ -174,7 +187,7 @@ func (g *readerGroup) subscribe(gen *Generation) {
 			offsets[tp] = p
 		}
 	}
-	g.pos = pos
+	g.pos, g.floor = pos, floor
 	g.gen, g.owned, g.lastGen = gen, owned, readerGen
 	g.stash, g.stashGen = offsetStash{}, gen
 	close(g.readyCh)
@@ -280,7 +293,7 @@ func (g *readerGroup) commit(ctx context.Context, msgs []Message) error {
 	if len(msgs) == 0 {
 		return nil
 	}
-	gen, owned, err := g.current(ctx)
+	gen, owned, floor, err := g.current(ctx)
 	if err != nil {
 		return err
 	}
@@ -291,6 +304,14 @@ func (g *readerGroup) commit(ctx context.Context, msgs []Message) error {
 			// A message of a partition this member no longer owns: its
 			// new owner's progress is not ours to overwrite.
 			g.r.logf("kafka reader: group %s: not committing offset %d of %s: partition not assigned in generation %d", g.r.config.GroupID, m.Offset+1, tp, gen.ID)
+			continue
+		}
+		if f, ok := floor[tp]; ok && m.Offset+1 <= f {
+			// Returned before the partition went to another member and
+			// came back: the group is already past it.
+			if m.Offset+1 < f {
+				g.r.logf("kafka reader: group %s: not committing offset %d of %s: the group had committed %d when generation %d started", g.r.config.GroupID, m.Offset+1, tp, f, gen.ID)
+			}
 			continue
 		}
 		stash.merge(m.Topic, m.Partition, m.Offset+1)
@@ -319,21 +340,22 @@ func (g *readerGroup) commit(ctx context.Context, msgs []Message) error {
 	return err
 }
 
-// current waits for a generation and returns it with its partitions.
-func (g *readerGroup) current(ctx context.Context) (*Generation, map[topicPartition]bool, error) {
+// current waits for a generation and returns it with its partitions and
+// their offsets committed when it started.
+func (g *readerGroup) current(ctx context.Context) (*Generation, map[topicPartition]bool, map[topicPartition]int64, error) {
 	for {
 		g.mu.Lock()
-		gen, owned, ready := g.gen, g.owned, g.readyCh
+		gen, owned, floor, ready := g.gen, g.owned, g.floor, g.readyCh
 		g.mu.Unlock()
 		if gen != nil {
-			return gen, owned, nil
+			return gen, owned, floor, nil
 		}
 		select {
 		case <-ready:
 		case <-ctx.Done():
-			return nil, nil, ctx.Err()
+			return nil, nil, nil, ctx.Err()
 		case <-g.r.stctx.Done():
-			return nil, nil, fmt.Errorf("committing: %w", errReaderClosed)
+			return nil, nil, nil, fmt.Errorf("committing: %w", errReaderClosed)
 		}
 	}
 }

@@ -133,3 +133,45 @@ func TestReaderGroupPartitionBackResumesAtCommitted(t *testing.T) {
 		t.Fatalf("FetchMessage: %v, partition %d offset %d, want partition 0 offset 3", err, m.Partition, m.Offset)
 	}
 }
+
+// A message returned before its partition went to another member, which
+// committed further, and came back: committing it later does not move the
+// group's offset back.
+func TestReaderGroupStaleCommitDoesNotRegress(t *testing.T) {
+	c := rtCluster(t, fakebroker.Config{}, 2, 1)
+	rtAppend(c, 0, 0, 10)
+	r := rtGroupReader(t, c, "rs4", func(cfg *ReaderConfig) { cfg.HeartbeatInterval = 20 * time.Millisecond })
+	ctx := rtCtx(t)
+	var old Message
+	for {
+		m, err := r.FetchMessage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Partition == 0 && m.Offset == 2 {
+			old = m
+			break
+		}
+	}
+	c.Broker(1).ScriptNext(protocol.SyncGroup, fakebroker.Step{Edit: func(resp protocol.Response) {
+		a := protocol.ConsumerProtocolAssignment{AssignedPartitions: []protocol.ConsumerProtocolTopicPartitions{{Topic: "t", Partitions: []int32{1}}}}
+		resp.(*protocol.SyncGroupResponse).Assignment = a.AppendTo(nil)
+	}})
+	rsRebalance(t, c, r)
+	c.Commit("rs4", "t", 0, 8) // another member's progress
+	rsRebalance(t, c, r)
+	if err := r.CommitMessages(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if off, _ := c.Committed("rs4", "t", 0); off != 8 {
+		t.Errorf("committed %d after committing a stale message, want 8", off)
+	}
+	// Progress past the floor is committed as usual.
+	m := rsFetch(t, r, 8)
+	if err := r.CommitMessages(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if off, _ := c.Committed("rs4", "t", 0); off != 9 {
+		t.Errorf("committed %d, want 9", off)
+	}
+}
