@@ -242,31 +242,25 @@ func when(ok bool, n int) int {
 }
 
 // Int32Array reads an int32 array; null and empty arrays give nil.
-func (d *Decoder) Int32Array() []int32 {
-	n := d.ArrayLenMin(4)
-	if n <= 0 {
-		return nil
-	}
-	s := make([]int32, n)
-	for i := range s {
-		s[i] = d.Int32()
-	}
-	return s
-}
+func (d *Decoder) Int32Array() []int32 { return decodeArray(d, 4, d.Int32) }
 
 // StringArray reads a string array; null and empty arrays give nil.
 func (d *Decoder) StringArray() []string {
-	min := 2 // an empty string's length
+	min := 2 // an empty string's int16 length, or one byte when compact
 	if d.Flexible {
 		min = 1
 	}
-	n := d.ArrayLenMin(min)
+	return decodeArray(d, min, d.String)
+}
+
+func decodeArray[T any](d *Decoder, minSize int, get func() T) []T {
+	n := d.ArrayLenMin(minSize)
 	if n <= 0 {
 		return nil
 	}
-	s := make([]string, n)
+	s := make([]T, n)
 	for i := range s {
-		s[i] = d.String()
+		s[i] = get()
 	}
 	return s
 }

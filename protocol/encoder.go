@@ -88,37 +88,26 @@ func lenOrNull[T any](s []T) int {
 }
 
 // Int32Array writes an int32 array; nil is written as an empty array.
-func (e *Encoder) Int32Array(s []int32) {
-	e.ArrayLen(len(s))
-	for _, x := range s {
-		e.Int32(x)
-	}
-}
+func (e *Encoder) Int32Array(s []int32) { encodeArray(e, s, false, e.Int32) }
 
 // NullableInt32Array writes an int32 array; nil is written as null.
-func (e *Encoder) NullableInt32Array(s []int32) {
-	if s == nil {
-		e.ArrayLen(-1)
-		return
-	}
-	e.Int32Array(s)
-}
+func (e *Encoder) NullableInt32Array(s []int32) { encodeArray(e, s, true, e.Int32) }
 
 // StringArray writes a string array; nil is written as an empty array.
-func (e *Encoder) StringArray(s []string) {
-	e.ArrayLen(len(s))
-	for _, x := range s {
-		e.String(x)
-	}
-}
+func (e *Encoder) StringArray(s []string) { encodeArray(e, s, false, e.String) }
 
 // NullableStringArray writes a string array; nil is written as null.
-func (e *Encoder) NullableStringArray(s []string) {
-	if s == nil {
-		e.ArrayLen(-1)
-		return
+func (e *Encoder) NullableStringArray(s []string) { encodeArray(e, s, true, e.String) }
+
+func encodeArray[T any](e *Encoder, s []T, nullable bool, put func(T)) {
+	if nullable {
+		e.ArrayLen(lenOrNull(s))
+	} else {
+		e.ArrayLen(len(s))
 	}
-	e.StringArray(s)
+	for _, x := range s {
+		put(x)
+	}
 }
 
 // NullableName writes a topic name in a version where it is nullable:
