@@ -23,7 +23,7 @@ package kafka_test
 //	RACK_STEADY_STATE=5m go test -run TestRackIntegrationSteadyState -timeout 20m .
 //
 // The selector-less cluster of TestRackIntegrationNoSelector is started on
-// ports from RACK_NOSELECTOR_PORT_BASE (default 58090), unless the
+// ports from RACK_NOSELECTOR_PORT_BASE (default 28090), unless the
 // environment's cluster itself has no selector.
 
 import (
@@ -653,8 +653,21 @@ func (h *rkHarness) writeBacklog(n int) {
 			for ; i < n && len(msgs) < 200; i++ {
 				msgs = append(msgs, kafka.Message{Value: rkValue(p, 1_000_000_000+i)})
 			}
-			if _, err := conn.WriteMessages(msgs...); err != nil {
-				h.t.Fatalf("backlog of partition %d: %v", p, err)
+			// A freshly started cluster may not have its full ISR yet
+			// (NotEnoughReplicas): retry temporary errors for a while.
+			deadline := time.Now().Add(30 * time.Second)
+			for attempt := 1; ; attempt++ {
+				_, err := conn.WriteMessages(msgs...)
+				if err == nil {
+					break
+				}
+				var kerr kafka.Error
+				if !errors.As(err, &kerr) || !kerr.Temporary() || time.Now().After(deadline) {
+					h.t.Fatalf("backlog of partition %d: %v", p, err)
+				}
+				time.Sleep(time.Duration(attempt) * 100 * time.Millisecond) // a retry backoff
+				conn.Close()
+				conn = dialLeader(h.t, newDialer(), h.bootAddr, h.topic, p)
 			}
 		}
 		conn.Close()
@@ -1145,7 +1158,7 @@ func TestRackIntegrationNoSelector(t *testing.T) {
 		if c.Tool == "" {
 			t.Skip("the cluster has a replica selector, and without its tool (KAFKA_CLUSTER_TOOL) no selector-less one can be started")
 		}
-		base := 58090
+		base := 28090 // below the kernel's ephemeral port range (32768+)
 		if v := os.Getenv("RACK_NOSELECTOR_PORT_BASE"); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil {
