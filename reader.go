@@ -138,15 +138,18 @@ func (r *Reader) Close() error {
 // If more fine-grained control of when offsets are committed is required,
 // it is recommended to use FetchMessage with CommitMessages instead.
 func (r *Reader) ReadMessage(ctx context.Context) (Message, error) {
-	// In group mode the message only counts as returned once committed:
-	// if the commit fails the application never sees it, so a partition
-	// the reader keeps across the rebalance must return it again.
-	m, mgen, err := r.fetchMessage(ctx, !r.useConsumerGroup())
+	// In group mode the message only counts as returned once committed.
+	// If the commit fails the application never sees it: it goes back to
+	// the head of the queue while the generation lasts (the next
+	// ReadMessage returns it again), and a partition the reader keeps
+	// across a rebalance resumes at it.
+	m, hw, mgen, err := r.fetchMessage(ctx, !r.useConsumerGroup())
 	if err != nil {
 		return Message{}, fmt.Errorf("fetching message: %w", err)
 	}
 	if r.useConsumerGroup() {
 		if err := r.CommitMessages(ctx, m); err != nil {
+			r.queue.unpop(mgen, m, hw)
 			return Message{}, fmt.Errorf("committing message: %w", err)
 		}
 		r.group.delivered(topicPartition{m.Topic, m.Partition}, m.Offset, mgen)
@@ -164,27 +167,28 @@ func (r *Reader) ReadMessage(ctx context.Context) (Message, error) {
 // FetchMessage does not commit offsets automatically when using consumer
 // groups. Use CommitMessages to commit the offset.
 func (r *Reader) FetchMessage(ctx context.Context) (Message, error) {
-	m, _, err := r.fetchMessage(ctx, true)
+	m, _, _, err := r.fetchMessage(ctx, true)
 	return m, err
 }
 
-// fetchMessage takes the next message and the generation of the fetcher
-// that queued it; returned says whether it counts as returned to the
-// application (group mode: see readerGroup.delivered).
-func (r *Reader) fetchMessage(ctx context.Context, returned bool) (Message, int64, error) {
+// fetchMessage takes the next message, the high watermark of its fetch and
+// the generation of the fetcher that queued it; returned says whether it
+// counts as returned to the application (group mode: see
+// readerGroup.delivered).
+func (r *Reader) fetchMessage(ctx context.Context, returned bool) (Message, int64, int64, error) {
 	gen, err := r.beforeRead()
 	if err != nil {
-		return Message{}, 0, err
+		return Message{}, 0, 0, err
 	}
 	m, hw, mgen, err := r.queue.pop(ctx)
 	if err != nil {
-		return Message{}, 0, err
+		return Message{}, 0, 0, err
 	}
 	r.delivered(gen, mgen, m.Offset, hw)
 	if returned && r.group != nil {
 		r.group.delivered(topicPartition{m.Topic, m.Partition}, m.Offset, mgen)
 	}
-	return m, mgen, nil
+	return m, hw, mgen, nil
 }
 
 // MessageBatch is the messages of one fetch of one partition, in offset
@@ -629,6 +633,28 @@ func (q *readerQueue) push(ctx context.Context, gen int64, topic string, partiti
 		}
 	}
 	return nil
+}
+
+// unpop puts m, just popped, back at the head of the queue if its
+// generation gen is still the queue's (a new generation has dropped
+// everything of the old one, m included).
+func (q *readerQueue) unpop(gen int64, m Message, hw int64) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed || gen != q.gen {
+		return
+	}
+	run := &queuedRun{gen: gen, topic: m.Topic, partition: m.Partition, hw: hw, msgs: []Message{m}}
+	if q.head > 0 {
+		q.head--
+		q.runs[q.head] = run
+	} else {
+		q.runs = append(q.runs, nil)
+		copy(q.runs[1:], q.runs)
+		q.runs[0] = run
+	}
+	q.count++
+	q.wakeData()
 }
 
 // pushErr queues an error for the application in generation gen.

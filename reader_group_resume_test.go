@@ -175,3 +175,33 @@ func TestReaderGroupStaleCommitDoesNotRegress(t *testing.T) {
 		t.Errorf("committed %d, want 9", off)
 	}
 }
+
+// A commit that keeps failing while the generation goes on: ReadMessage
+// returns the error, and the same message again next time, not the one
+// after it (which would skip it for good).
+func TestReaderGroupReadMessageCommitErrorKeepsMessage(t *testing.T) {
+	c := rtCluster(t, fakebroker.Config{}, 1, 1)
+	rtAppend(c, 0, 0, 10)
+	r := rtGroupReader(t, c, "rs5", nil)
+	ctx := rtCtx(t)
+	if m, err := r.ReadMessage(ctx); err != nil || m.Offset != 0 {
+		t.Fatalf("ReadMessage: %v, offset %d", err, m.Offset)
+	}
+	gen := rsGeneration(r)
+	for i := 0; i < 3; i++ { // every attempt of the commit
+		c.Broker(1).ScriptNext(protocol.OffsetCommit, fakebroker.Step{ErrorCode: int16(GroupLoadInProgress)})
+	}
+	if m, err := r.ReadMessage(ctx); err == nil {
+		t.Fatalf("ReadMessage returned offset %d despite the failed commit", m.Offset)
+	}
+	m, err := r.ReadMessage(ctx)
+	if err != nil || m.Offset != 1 {
+		t.Fatalf("after the failed commit: %v, offset %d, want 1", err, m.Offset)
+	}
+	if g := rsGeneration(r); g != gen {
+		t.Errorf("generation %d, want %d: the error should not have ended it", g, gen)
+	}
+	if off, _ := c.Committed("rs5", "t", 0); off != 2 {
+		t.Errorf("committed %d, want 2", off)
+	}
+}
