@@ -500,7 +500,7 @@ func TestReaderGroupIntegrationCommittedNeverAhead(t *testing.T) {
 // the two never return the same message; together they return every one.
 func TestReaderGroupIntegrationNoStaleMessagesAfterRebalance(t *testing.T) {
 	c := rgiCluster(t)
-	const parts, n = 4, 1000
+	const parts, n = 4, 750
 	topic := rgiTopic(t, c, parts)
 	group := "g-" + topic
 	prod := newRgiProducer(t, c, topic)
