@@ -16,6 +16,7 @@ import (
 	"log"
 	"log/slog"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -63,6 +64,7 @@ func main() {
 	}
 	stats = merge(stats, reader.Stats().Routing)
 	fmt.Printf("read %d messages from %d partitions in %v\n", *count, partitions, time.Since(start).Round(time.Millisecond))
+	sort.Slice(stats, func(i, j int) bool { return stats[i].Partition < stats[j].Partition })
 	var same, other int64
 	for _, p := range stats {
 		fmt.Printf("partition %d: leader %d, read from broker %d (rack %s), reroutes %v\n", p.Partition, p.Leader, p.Broker, p.BrokerRack, p.Reroutes)
