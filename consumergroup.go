@@ -591,6 +591,7 @@ func (cg *ConsumerGroup) closing() bool {
 func (cg *ConsumerGroup) run() {
 	defer cg.shutdown()
 	var notBefore time.Time
+	coordRetries := 0
 	for {
 		if wait := time.Until(notBefore); wait > 0 {
 			t := time.NewTimer(wait)
@@ -612,7 +613,7 @@ func (cg *ConsumerGroup) run() {
 			}
 			cg.recover(err)
 			cg.logError("joining group %s failed: %v", cg.config.ID, err)
-			notBefore = time.Now().Add(cg.config.JoinGroupBackoff)
+			notBefore = time.Now().Add(cg.joinRetryBackoff(err, &coordRetries))
 			select {
 			case <-cg.done:
 				return
@@ -620,12 +621,31 @@ func (cg *ConsumerGroup) run() {
 			}
 			continue
 		}
+		coordRetries = 0
 		notBefore = started.Add(cg.config.JoinGroupBackoff)
 		if cg.runGeneration(gen) {
 			return
 		}
 		cg.recover(gen.endReason())
 	}
+}
+
+// joinRetryBackoff is the wait before the join after a failed one. A
+// coordinator that is not there yet (a fresh cluster, a coordinator moving:
+// NotCoordinator, CoordinatorNotAvailable, CoordinatorLoadInProgress) is
+// looked up again soon, with a wait doubling from 100ms up to
+// JoinGroupBackoff; any other failure waits the full JoinGroupBackoff.
+func (cg *ConsumerGroup) joinRetryBackoff(err error, coordRetries *int) time.Duration {
+	if !errors.Is(err, NotCoordinatorForGroup) && !errors.Is(err, GroupCoordinatorNotAvailable) && !errors.Is(err, GroupLoadInProgress) {
+		*coordRetries = 0
+		return cg.config.JoinGroupBackoff
+	}
+	d := 100 * time.Millisecond << min(*coordRetries, 10)
+	*coordRetries++
+	if d > cg.config.JoinGroupBackoff {
+		d = cg.config.JoinGroupBackoff
+	}
+	return d
 }
 
 // runGeneration hands gen to Next and waits for it to end; it returns true

@@ -886,3 +886,39 @@ func TestConsumerGroupLeaderRetriesMissingTopic(t *testing.T) {
 		t.Errorf("%d Metadata requests, want a retry", n)
 	}
 }
+
+// A first JoinGroup answered NotCoordinator (a fresh cluster, a moving
+// coordinator) is retried after a short wait, not a full JoinGroupBackoff.
+func TestConsumerGroupJoinRetriesCoordinatorSoon(t *testing.T) {
+	c := cgFake(t, 1, 1)
+	b := c.Broker(1)
+	b.Script(protocol.JoinGroup, 1, fakebroker.Step{ErrorCode: int16(NotCoordinatorForGroup)})
+	cfg := cgConfig(c, "g-join-coord")
+	cfg.JoinGroupBackoff = time.Minute // a full backoff would outlast the test's deadline
+	cg := cgNew(t, cfg)
+	gen := cgNext(t, cg, 10*time.Second)
+	if gen == nil {
+		t.Fatal("no generation")
+	}
+	if n := b.Requests(protocol.JoinGroup); n < 2 {
+		t.Errorf("%d JoinGroup requests, want a retry after NotCoordinator", n)
+	}
+}
+
+func TestJoinRetryBackoff(t *testing.T) {
+	cg := &ConsumerGroup{config: ConsumerGroupConfig{JoinGroupBackoff: time.Second}}
+	retries := 0
+	var got []time.Duration
+	for i := 0; i < 6; i++ {
+		got = append(got, cg.joinRetryBackoff(NotCoordinatorForGroup, &retries))
+	}
+	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, time.Second, time.Second}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("coordinator retries waited %v, want %v", got, want)
+		}
+	}
+	if d := cg.joinRetryBackoff(RebalanceInProgress, &retries); d != time.Second || retries != 0 {
+		t.Errorf("other errors: %v (retries %d), want the full backoff and a reset", d, retries)
+	}
+}
