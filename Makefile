@@ -106,11 +106,14 @@ example:
 # Decode benchmarks against franz-go and segmentio/kafka-go, in the nested module bench/ (their only user; see
 # bench/RESULTS.md). One test binary holds every client; it runs BENCH_ROUNDS times with -test.count=1, so
 # that each round measures all clients of a setting back to back and ratios stay paired in time on a loaded
-# machine. Raw output, load averages and the summaries go to BENCH_OUT; benchstat is installed there unless
-# BENCHSTAT names one.
+# machine. Raw output (results.txt), load averages (load.txt) and the summaries (benchstat.txt, ratios.md) go
+# to BENCH_OUT; benchstat is installed there unless BENCHSTAT names one. The end-to-end consume benchmark
+# (needs KAFKA_BROKERS): BENCH_FILTER='^BenchmarkConsume$$' BENCH_FLAGS=-test.benchtime=1x.
 BENCH_ROUNDS ?= 6
 BENCH_OUT ?= /tmp/kafka-go-bench-peers
 BENCH_FILTER ?= ^BenchmarkDecode$$
+BENCH_FLAGS ?=
+BENCHSTAT_COL ?= /client@(franz-go rackfetch kafka-go rackfetch-batch sarama)
 BENCHSTAT_VERSION ?= v0.0.0-20260908200009-22c9c6c9d4da
 BENCHSTAT ?= $(BENCH_OUT)/bin/benchstat
 
@@ -119,12 +122,12 @@ bench-peers:
 	mkdir -p $(BENCH_OUT)
 	test -x $(BENCHSTAT) || GOBIN=$(BENCH_OUT)/bin $(GO) install golang.org/x/perf/cmd/benchstat@$(BENCHSTAT_VERSION)
 	cd bench && $(GO) vet ./... && $(GO) test -count=1 -run 'TestDecodersAgree' . && $(GO) test -c -o $(BENCH_OUT)/bench.test .
-	: > $(BENCH_OUT)/decode.txt; : > $(BENCH_OUT)/load.txt
+	: > $(BENCH_OUT)/results.txt; : > $(BENCH_OUT)/load.txt
 	for i in $$(seq $(BENCH_ROUNDS)); do \
 	  echo "round $$i start $$(date -u +%FT%TZ) loadavg $$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a $(BENCH_OUT)/load.txt; \
-	  GOMAXPROCS=2 $(BENCH_OUT)/bench.test -test.run '^$$' -test.bench '$(BENCH_FILTER)' -test.count 1 \
-	    | tee -a $(BENCH_OUT)/decode.txt; \
+	  GOMAXPROCS=2 $(BENCH_OUT)/bench.test -test.run '^$$' -test.bench '$(BENCH_FILTER)' -test.count 1 $(BENCH_FLAGS) \
+	    | tee -a $(BENCH_OUT)/results.txt; \
 	done
 	echo "end $$(date -u +%FT%TZ) loadavg $$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a $(BENCH_OUT)/load.txt
-	$(BENCHSTAT) -col '/client@(franz-go rackfetch kafka-go)' $(BENCH_OUT)/decode.txt | tee $(BENCH_OUT)/benchstat.txt
-	cd bench && $(GO) run ./cmd/benchratio -of rackfetch < $(BENCH_OUT)/decode.txt | tee $(BENCH_OUT)/ratios.md
+	$(BENCHSTAT) -col '$(BENCHSTAT_COL)' $(BENCH_OUT)/results.txt | tee $(BENCH_OUT)/benchstat.txt
+	cd bench && $(GO) run ./cmd/benchratio -of rackfetch < $(BENCH_OUT)/results.txt | tee $(BENCH_OUT)/ratios.md

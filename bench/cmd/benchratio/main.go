@@ -22,7 +22,8 @@ import (
 func main() {
 	key := flag.String("key", "client", "name key (key=value part of the sub-benchmark name) that tells the clients apart")
 	of := flag.String("of", "rackfetch", "client whose ratios to the others are shown")
-	metrics := flag.String("metrics", "ns/record,cpu-ns/record", "comma-separated units to tabulate")
+	metrics := flag.String("metrics", "ns/record,cpu-ns/record,records/s", "comma-separated units to tabulate (absent ones are left out)")
+	best := flag.String("best", "ns/record", "comma-separated units also tabulated by their best round (the lowest value): the least disturbed one on a loaded machine")
 	counts := flag.String("counts", "allocs/record", "comma-separated units shown as medians per 10,000 (no ratios)")
 	flag.Parse()
 	res, err := parse(os.Stdin, *key)
@@ -31,10 +32,19 @@ func main() {
 		os.Exit(1)
 	}
 	for _, unit := range strings.Split(*metrics, ",") {
-		res.ratioTable(os.Stdout, unit, *of)
+		if res.has(unit) {
+			res.ratioTable(os.Stdout, unit, *of)
+		}
+	}
+	for _, unit := range strings.Split(*best, ",") {
+		if res.has(unit) {
+			res.bestTable(os.Stdout, unit, *of)
+		}
 	}
 	for _, unit := range strings.Split(*counts, ",") {
-		res.countTable(os.Stdout, unit)
+		if res.has(unit) {
+			res.countTable(os.Stdout, unit)
+		}
 	}
 }
 
@@ -96,6 +106,18 @@ func parse(r io.Reader, key string) (*results, error) {
 	return res, sc.Err()
 }
 
+// has reports whether any result has unit.
+func (res *results) has(unit string) bool {
+	for _, byClient := range res.values {
+		for _, byUnit := range byClient {
+			if len(byUnit[unit]) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
@@ -148,6 +170,42 @@ func (res *results) ratioTable(w io.Writer, unit, of string) {
 				continue
 			}
 			fmt.Fprintf(w, " %.2f [%.2f–%.2f] |", median(ratios), slices.Min(ratios), slices.Max(ratios))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// bestTable prints each client's lowest value of unit over the rounds and
+// the ratio of client of's to each other's.
+func (res *results) bestTable(w io.Writer, unit, of string) {
+	fmt.Fprintf(w, "\n%s, best round of each client (lowest value; ratio = %s ÷ other)\n\n| setting |", unit, of)
+	for _, c := range res.clients {
+		fmt.Fprintf(w, " %s |", c)
+	}
+	for _, c := range res.clients {
+		if c != of {
+			fmt.Fprintf(w, " %s ÷ %s |", of, c)
+		}
+	}
+	fmt.Fprint(w, "\n|---|"+strings.Repeat("---:|", 2*len(res.clients)-1)+"\n")
+	for _, s := range res.settings {
+		fmt.Fprintf(w, "| %s |", s)
+		low := map[string]float64{}
+		for _, c := range res.clients {
+			if v := res.values[s][c][unit]; len(v) > 0 {
+				low[c] = slices.Min(v)
+			}
+			fmt.Fprintf(w, " %s |", num(low[c]))
+		}
+		for _, c := range res.clients {
+			if c == of {
+				continue
+			}
+			if low[c] > 0 {
+				fmt.Fprintf(w, " %.2f |", low[of]/low[c])
+			} else {
+				fmt.Fprint(w, " – |")
+			}
 		}
 		fmt.Fprintln(w)
 	}
