@@ -50,10 +50,13 @@ func (b *Batch) init(p *protocol.FetchResponsePartition, isolation IsolationLeve
 	if isolation == ReadCommitted && p.LastStableOffset >= 0 {
 		limit = p.LastStableOffset
 	}
+	// Read, ReadMessage and the Reader's decoder copy each record before
+	// reading the next, so the decompression buffer can be reused.
 	opts := protocol.RecordReadOptions{
 		MinOffset:      b.offset,
 		MaxOffset:      limit,
 		IsolationLevel: int8(isolation),
+		ReuseBuffers:   true,
 	}
 	if limit <= 0 {
 		opts.MaxOffset = -1 // empty partition: no record may pass
@@ -119,7 +122,8 @@ func (b *Batch) Close() error {
 	return err
 }
 
-// next returns the next record; its bytes alias the batch's buffer.
+// next returns the next record; its bytes alias the batch's buffers and
+// are valid only until the next call (RecordReadOptions.ReuseBuffers).
 func (b *Batch) next() (protocol.Record, error) {
 	if b.err != nil {
 		return protocol.Record{}, b.err

@@ -18,9 +18,10 @@ import (
 // record is copied: Key, Value and header values point into the bytes
 // handed to RecordReader.Reset (uncompressed batches) or into the buffer
 // that holds one decompressed batch (compressed ones). The reader never
-// writes to that memory again, so records stay valid as long as the caller
-// leaves its input alone; but any record kept keeps its whole buffer alive.
-// Copy what you keep for long.
+// writes to that memory again (unless RecordReadOptions.ReuseBuffers is
+// set), so records stay valid as long as the caller leaves its input alone;
+// but any record kept keeps its whole buffer alive. Copy what you keep for
+// long.
 type Record struct {
 	Offset int64
 	// Timestamp in milliseconds since the Unix epoch, -1 when absent
@@ -74,7 +75,22 @@ type RecordReadOptions struct {
 	// MaxDecodedSize bounds the decompressed size of each compressed batch;
 	// 0 selects compress.DefaultDecodeLimit.
 	MaxDecodedSize int
+
+	// ReuseBuffers makes records valid only until the next call to Next or
+	// Reset: the reader then decompresses every batch into the same
+	// buffer and reuses the backing array of headers, so that reading
+	// allocates nothing in the steady state. Set it only when each record
+	// is copied (or done with) before the next call.
+	ReuseBuffers bool
 }
+
+// recMaxKept bounds the decompression buffer a reader keeps with
+// ReuseBuffers: after a larger batch the buffer is left to the GC.
+const recMaxKept = 8 << 20
+
+// recMaxKeptHeaders bounds the headers backing array kept with
+// ReuseBuffers.
+const recMaxKeptHeaders = 4096
 
 // Errors of record decoding. Decoding errors come wrapped in a
 // *RecordBatchError naming the batch.
@@ -114,7 +130,8 @@ const (
 //
 // Decoding allocates nothing per record: records alias the input (see
 // Record); headers share one backing array per batch. A RecordReader is
-// reusable through Reset and keeps its buffers.
+// reusable through Reset and keeps its buffers. With
+// RecordReadOptions.ReuseBuffers it allocates nothing per batch either.
 type RecordReader struct {
 	data   []byte
 	opts   RecordReadOptions
@@ -138,6 +155,10 @@ type RecordReader struct {
 	legacyTime int64
 
 	hdrs []RecordHeader // spare headers backing array, never handed out yet
+	// With ReuseBuffers: the decompression buffer and the headers array,
+	// reused for every batch and record.
+	buf      []byte
+	hdrsKeep []RecordHeader
 	// Sizes of the last compressed batch and of its decompression, whose
 	// ratio sizes the next buffer.
 	lastIn, lastOut int
@@ -156,10 +177,13 @@ func NewRecordReader(data []byte, opts RecordReadOptions) *RecordReader {
 }
 
 // Reset points the reader at data (the records of one fetched partition).
-// Records already returned stay valid: the reader's buffers are never
-// handed out twice.
+// Records already returned stay valid, the reader's buffers are never
+// handed out twice, unless the previous options had ReuseBuffers.
 func (r *RecordReader) Reset(data []byte, opts RecordReadOptions) {
 	r.data, r.opts, r.err = data, opts, nil
+	if !opts.ReuseBuffers {
+		r.buf, r.hdrsKeep = nil, nil
+	}
 	r.maxOff = opts.MaxOffset
 	if r.maxOff <= 0 {
 		r.maxOff = math.MaxInt64
@@ -363,7 +387,14 @@ func (r *RecordReader) cut(d []byte) {
 
 // nextHeaders returns a slice of n headers from the shared backing array,
 // allocating a new array sized for the rest of the batch when it runs out.
+// With ReuseBuffers every record gets the same array.
 func (r *RecordReader) nextHeaders(n int) []RecordHeader {
+	if r.opts.ReuseBuffers && n <= recMaxKeptHeaders {
+		if cap(r.hdrsKeep) < n {
+			r.hdrsKeep = make([]RecordHeader, max(n, 16))
+		}
+		return r.hdrsKeep[:n:n]
+	}
 	if len(r.hdrs) < n {
 		// Records of a batch usually carry the same headers. The estimate
 		// is bounded by the bytes left, two bytes per header at least.
@@ -409,7 +440,8 @@ func recVarint(b []byte) (int64, int) {
 }
 
 // decompress returns the decompression of src in a buffer of its own,
-// which the records of the batch alias.
+// which the records of the batch alias; with ReuseBuffers, in the buffer
+// of the previous batch.
 func (r *RecordReader) decompress(c compress.Compression, src []byte) ([]byte, error) {
 	max := r.opts.MaxDecodedSize
 	if max <= 0 {
@@ -426,9 +458,21 @@ func (r *RecordReader) decompress(c compress.Compression, src []byte) ([]byte, e
 	if hint > int64(max) {
 		hint = int64(max)
 	}
-	out, err := c.DecodeLimit(make([]byte, 0, int(hint)), src, max)
+	var dst []byte
+	if r.opts.ReuseBuffers && cap(r.buf) >= int(hint) {
+		dst = r.buf[:0]
+	} else {
+		dst = make([]byte, 0, int(hint))
+	}
+	out, err := c.DecodeLimit(dst, src, max)
 	if err != nil {
 		return nil, err
+	}
+	if r.opts.ReuseBuffers {
+		// Keep the larger of the two, within the bound.
+		if cap(out) > cap(r.buf) && cap(out) <= recMaxKept {
+			r.buf = out[:0]
+		}
 	}
 	r.lastIn, r.lastOut = len(src), len(out)
 	return out, nil

@@ -35,49 +35,53 @@ func recBenchData(b testing.TB, c interface{ String() string }, codec int) []byt
 }
 
 // BenchmarkDecodeRecords decodes 10,000 records (100 batches of 100, with
-// 100-byte values) per iteration, reusing one RecordReader.
+// 100-byte values) per iteration, reusing one RecordReader; the /reuse
+// variants set ReuseBuffers.
 func BenchmarkDecodeRecords(b *testing.B) {
-	const perOp = 100 * 100
 	for i, c := range recCodecs {
 		name := c.String()
 		if i == 0 {
 			name = "none"
 		}
-		b.Run(name, func(b *testing.B) {
-			data := recBenchData(b, c, i)
-			var r RecordReader
-			var n int
-			run := func() {
-				r.Reset(data, RecordReadOptions{})
-				for {
-					rec, err := r.Next()
-					if err == io.EOF {
-						break
-					}
-					if err != nil {
-						b.Fatal(err)
-					}
-					n += len(rec.Value)
-				}
+		data := recBenchData(b, c, i)
+		b.Run(name, func(b *testing.B) { benchDecodeRecords(b, data, RecordReadOptions{}) })
+		b.Run(name+"/reuse", func(b *testing.B) { benchDecodeRecords(b, data, RecordReadOptions{ReuseBuffers: true}) })
+	}
+}
+
+func benchDecodeRecords(b *testing.B, data []byte, opts RecordReadOptions) {
+	const perOp = 100 * 100
+	var r RecordReader
+	var n int
+	run := func() {
+		r.Reset(data, opts)
+		for {
+			rec, err := r.Next()
+			if err == io.EOF {
+				break
 			}
-			run() // warm pools
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			b.ResetTimer()
-			for k := 0; k < b.N; k++ {
-				run()
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.StopTimer()
-			runtime.ReadMemStats(&after)
-			records := float64(b.N * perOp)
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/records, "ns/record")
-			b.ReportMetric(float64(after.Mallocs-before.Mallocs)/records, "allocs/record")
-			if n == 0 {
-				b.Fatal("no records")
-			}
-		})
+			n += len(rec.Value)
+		}
+	}
+	run() // warm pools
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	b.ResetTimer()
+	for k := 0; k < b.N; k++ {
+		run()
+	}
+	b.StopTimer()
+	runtime.ReadMemStats(&after)
+	records := float64(b.N * perOp)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/records, "ns/record")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/records, "allocs/record")
+	if n == 0 {
+		b.Fatal("no records")
 	}
 }
 
