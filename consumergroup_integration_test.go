@@ -8,7 +8,9 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"net"
 	"sort"
+	"strconv"
 	"testing"
 	"time"
 
@@ -38,7 +40,7 @@ func cgiTopic(t *testing.T, c *ktesting.Cluster, partitions int) string {
 	t.Helper()
 	topic := ktesting.UniqueTopic(t)
 	d := &Dialer{Timeout: 10 * time.Second}
-	conn, err := d.Dial("tcp", c.Brokers[0])
+	conn, err := itestDialController(d, c.Brokers[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +50,7 @@ func cgiTopic(t *testing.T, c *ktesting.Cluster, partitions int) string {
 		t.Fatalf("creating %s: %v", topic, err)
 	}
 	t.Cleanup(func() {
-		if conn, err := d.Dial("tcp", c.Brokers[0]); err == nil {
+		if conn, err := itestDialController(d, c.Brokers[0]); err == nil {
 			conn.SetDeadline(time.Now().Add(10 * time.Second))
 			conn.DeleteTopics(topic)
 			conn.Close()
@@ -253,4 +255,20 @@ func TestConsumerGroupIntegrationLastOffset(t *testing.T) {
 	if fmt.Sprint(got) != "[0:3 1:3 2:3]" {
 		t.Errorf("committed %v, want 3 everywhere", got)
 	}
+}
+
+// itestDialController connects to the cluster's controller: ZooKeeper-based
+// brokers (Kafka 2.x) take CreateTopics and DeleteTopics only there, as
+// kafka-go's Conn documents; KRaft brokers forward them from anywhere.
+func itestDialController(d *Dialer, bootstrap string) (*Conn, error) {
+	conn, err := d.Dial("tcp", bootstrap)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	ctrl, err := conn.Controller()
+	if err != nil {
+		return nil, err
+	}
+	return d.Dial("tcp", net.JoinHostPort(ctrl.Host, strconv.Itoa(ctrl.Port)))
 }

@@ -79,7 +79,7 @@ func rgiTopic(t *testing.T, c *ktesting.Cluster, partitions int) string {
 	t.Helper()
 	topic := ktesting.UniqueTopic(t)
 	d := &Dialer{ClientID: "kafka-go-rg-itest", Timeout: 10 * time.Second}
-	conn, err := d.Dial("tcp", c.Brokers[0])
+	conn, err := itestDialController(d, c.Brokers[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func rgiTopic(t *testing.T, c *ktesting.Cluster, partitions int) string {
 		t.Fatalf("creating %s: %v", topic, err)
 	}
 	t.Cleanup(func() {
-		if conn, err := d.Dial("tcp", c.Brokers[0]); err == nil {
+		if conn, err := itestDialController(d, c.Brokers[0]); err == nil {
 			conn.SetDeadline(time.Now().Add(10 * time.Second))
 			conn.DeleteTopics(topic)
 			conn.Close()
