@@ -4,28 +4,8 @@ import (
 	"math"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 )
-
-// SummaryStats is a data structure that carries a summary of observed values.
-type SummaryStats struct {
-	Avg   int64 `metric:"avg" type:"gauge"`
-	Min   int64 `metric:"min" type:"gauge"`
-	Max   int64 `metric:"max" type:"gauge"`
-	Count int64 `metric:"count" type:"counter"`
-	Sum   int64 `metric:"sum" type:"counter"`
-}
-
-// DurationStats is a data structure that carries a summary of observed
-// duration values.
-type DurationStats struct {
-	Avg   time.Duration `metric:"avg" type:"gauge"`
-	Min   time.Duration `metric:"min" type:"gauge"`
-	Max   time.Duration `metric:"max" type:"gauge"`
-	Count int64         `metric:"count" type:"counter"`
-	Sum   time.Duration `metric:"sum" type:"counter"`
-}
 
 // ReaderStats is a data structure returned by a call to Reader.Stats that
 // exposes details about the behavior of the reader. Counters and summaries
@@ -96,63 +76,14 @@ type PartitionRouting struct {
 	OtherRackBytes int64
 }
 
-// readerCounter is a counter reset by each snapshot.
-type readerCounter struct{ v atomic.Int64 }
-
-func (c *readerCounter) observe(n int64) { c.v.Add(n) }
-func (c *readerCounter) snapshot() int64 { return c.v.Swap(0) }
-
-// readerGauge holds the last value observed.
-type readerGauge struct{ v atomic.Int64 }
-
-func (g *readerGauge) observe(n int64) { g.v.Store(n) }
-func (g *readerGauge) snapshot() int64 { return g.v.Load() }
-
-// readerSummary keeps count, sum, min and max until the next snapshot.
-type readerSummary struct {
-	mu                   sync.Mutex
-	count, sum, min, max int64
-}
-
-func (s *readerSummary) observe(n int64) {
-	s.mu.Lock()
-	if s.count == 0 || n < s.min {
-		s.min = n
-	}
-	if s.count == 0 || n > s.max {
-		s.max = n
-	}
-	s.count++
-	s.sum += n
-	s.mu.Unlock()
-}
-
-func (s *readerSummary) observeDuration(d time.Duration) { s.observe(int64(d)) }
-
-func (s *readerSummary) snapshot() SummaryStats {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := SummaryStats{Min: s.min, Max: s.max, Count: s.count, Sum: s.sum}
-	if s.count > 0 {
-		out.Avg = s.sum / s.count
-	}
-	s.count, s.sum, s.min, s.max = 0, 0, 0, 0
-	return out
-}
-
-func (s *readerSummary) snapshotDuration() DurationStats {
-	v := s.snapshot()
-	return DurationStats{Avg: time.Duration(v.Avg), Min: time.Duration(v.Min), Max: time.Duration(v.Max), Count: v.Count, Sum: time.Duration(v.Sum)}
-}
-
 // readerStats holds the statistics of a Reader; fetchers of every
 // partition update it concurrently.
 type readerStats struct {
-	dials, fetches, messages, bytes readerCounter
-	rebalances, timeouts, errors    readerCounter
-	dialTime, readTime, waitTime    readerSummary
-	fetchSize, fetchBytes           readerSummary
-	offset, lag                     readerGauge
+	dials, fetches, messages, bytes statCounter
+	rebalances, timeouts, errors    statCounter
+	dialTime, readTime, waitTime    statSummary
+	fetchSize, fetchBytes           statSummary
+	offset, lag                     statGauge
 	partition                       string
 
 	mu      sync.Mutex

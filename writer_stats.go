@@ -1,8 +1,6 @@
 package kafka
 
 import (
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -57,67 +55,19 @@ type WriterStats struct {
 
 // writerStats accumulates a Writer's statistics between two calls of Stats.
 type writerStats struct {
-	dials          wcounter
-	writes         wcounter
-	messages       wcounter
-	bytes          wcounter
-	errors         wcounter
-	retries        wcounter
-	dialTime       wsummary
-	batchTime      wsummary
-	batchQueueTime wsummary
-	writeTime      wsummary
-	waitTime       wsummary
-	batchSize      wsummary
-	batchSizeBytes wsummary
-}
-
-// wcounter is a counter reset by each snapshot.
-type wcounter struct{ v atomic.Int64 }
-
-func (c *wcounter) observe(n int64) { c.v.Add(n) }
-func (c *wcounter) snapshot() int64 { return c.v.Swap(0) }
-
-// wsummary keeps count, sum, min and max of observed values until the next
-// snapshot.
-type wsummary struct {
-	mu                   sync.Mutex
-	count, sum, min, max int64
-}
-
-func (s *wsummary) observe(v int64) {
-	s.mu.Lock()
-	if s.count == 0 || v < s.min {
-		s.min = v
-	}
-	if s.count == 0 || v > s.max {
-		s.max = v
-	}
-	s.count++
-	s.sum += v
-	s.mu.Unlock()
-}
-
-func (s *wsummary) snapshot() SummaryStats {
-	s.mu.Lock()
-	out := SummaryStats{Min: s.min, Max: s.max, Count: s.count, Sum: s.sum}
-	s.count, s.sum, s.min, s.max = 0, 0, 0, 0
-	s.mu.Unlock()
-	if out.Count > 0 {
-		out.Avg = out.Sum / out.Count
-	}
-	return out
-}
-
-func (s *wsummary) snapshotDuration() DurationStats {
-	v := s.snapshot()
-	return DurationStats{
-		Avg:   time.Duration(v.Avg),
-		Min:   time.Duration(v.Min),
-		Max:   time.Duration(v.Max),
-		Count: v.Count,
-		Sum:   time.Duration(v.Sum),
-	}
+	dials          statCounter
+	writes         statCounter
+	messages       statCounter
+	bytes          statCounter
+	errors         statCounter
+	retries        statCounter
+	dialTime       statSummary
+	batchTime      statSummary
+	batchQueueTime statSummary
+	writeTime      statSummary
+	waitTime       statSummary
+	batchSize      statSummary
+	batchSizeBytes statSummary
 }
 
 func (w *Writer) stats() *writerStats {
