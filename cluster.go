@@ -95,8 +95,9 @@ func (cl *cluster) withControl(ctx context.Context, fn func(*Conn) error) error 
 		}
 		lastErr = err
 		var kerr Error
-		if ctx.Err() != nil || errors.As(err, &kerr) {
-			return err
+		var uv *protocol.UnsupportedVersionError
+		if ctx.Err() != nil || errors.As(err, &kerr) || errors.As(err, &uv) {
+			return err // not the connection's fault: another one would not help
 		}
 		cl.dropConn(c)
 	}

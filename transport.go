@@ -553,37 +553,16 @@ func (tc *transportCluster) controlRoundTrip(ctx context.Context, req protocol.R
 		}
 		return resp, nil
 	}
-	var lastErr error
-	// Each failure drops a connection, so the next round reaches another
-	// broker (or a bootstrap address once none is left).
-	for round := 0; round < 4; round++ {
-		cands := tc.cl.controlCandidates(ctx)
-		if len(cands) == 0 {
-			break
-		}
-		c := cands[0]
-		resp, _, err := c.roundTrip(ctx, req, -1)
-		if err == nil {
-			return resp, nil
-		}
-		var uv *protocol.UnsupportedVersionError
-		if errors.As(err, &uv) {
-			return nil, err
-		}
-		lastErr = err
-		tc.cl.dropConn(c)
-		if ctx.Err() != nil {
-			break
-		}
+	var resp protocol.Response
+	err := tc.cl.withControl(ctx, func(c *Conn) error {
+		var err error
+		resp, _, err = c.roundTrip(ctx, req, -1)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
-	if lastErr == nil {
-		if err := ctx.Err(); err != nil {
-			lastErr = err
-		} else {
-			lastErr = fmt.Errorf("no broker reachable among %v", tc.cl.bootstrap)
-		}
-	}
-	return nil, lastErr
+	return resp, nil
 }
 
 // leader returns the broker leading a partition, as cached.
