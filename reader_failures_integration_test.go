@@ -67,7 +67,9 @@ func rgiLeadBack(t *testing.T, c *ktesting.Cluster, topic string, partitions, id
 				return true
 			}
 		}
-		conn, err := d.Dial("tcp", c.Addr(id))
+		// ZooKeeper-based brokers (2.x) take ElectLeaders only at the
+		// controller; KRaft brokers forward it.
+		conn, err := itestDialController(d, c.Addr(id))
 		if err != nil {
 			return false
 		}
