@@ -131,3 +131,13 @@ bench-peers:
 	echo "end $$(date -u +%FT%TZ) loadavg $$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a $(BENCH_OUT)/load.txt
 	$(BENCHSTAT) -col '$(BENCHSTAT_COL)' $(BENCH_OUT)/results.txt | tee $(BENCH_OUT)/benchstat.txt
 	cd bench && $(GO) run ./cmd/benchratio -of rackfetch < $(BENCH_OUT)/results.txt | tee $(BENCH_OUT)/ratios.md
+
+# The library's go.mod promises Go 1.21: build and vet it with that toolchain (fetched as a module
+# through the Go module proxy on first use).
+GO_MIN ?= go1.21.13
+check-go-min:
+	GOTOOLCHAIN=$(GO_MIN) $(GO) version
+	GOTOOLCHAIN=$(GO_MIN) $(GO) build ./...
+	GOTOOLCHAIN=$(GO_MIN) $(GO) vet ./...
+
+.PHONY: check-go-min
