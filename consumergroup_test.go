@@ -623,17 +623,26 @@ func TestConsumerGroupWaitsForFunctionsBeforeRejoining(t *testing.T) {
 	gen1 := cgNext(t, cg, 5*time.Second)
 
 	var exited [3]atomic.Int64
+	// Function i commits after function i-1 has (a chain of channels, so
+	// the last commit is known), each lingering well past the backoff as a
+	// slow final commit would.
+	var turn [len(exited) + 1]chan struct{}
+	for i := range turn {
+		turn[i] = make(chan struct{})
+	}
+	close(turn[0])
 	hold := 150 * time.Millisecond
 	for i := range exited {
 		i := i
 		gen1.Start(func(ctx context.Context) {
 			<-ctx.Done()
-			// Linger well past the backoff, as a slow final commit would.
-			time.Sleep(hold + time.Duration(i)*20*time.Millisecond)
+			time.Sleep(hold) // lingering, not synchronization: the channels order the commits
+			<-turn[i]
 			if err := gen1.CommitOffsets(map[string]map[int]int64{cgTopic: {0: int64(10 + i)}}); err != nil {
 				t.Errorf("commit while the generation drains: %v", err)
 			}
 			exited[i].Store(seq.Add(1))
+			close(turn[i+1])
 		})
 	}
 	gen2 := cgNext(t, cg, 5*time.Second)

@@ -23,7 +23,7 @@ package kafka_test
 //	RACK_STEADY_STATE=5m go test -run TestRackIntegrationSteadyState -timeout 20m .
 //
 // The selector-less cluster of TestRackIntegrationNoSelector is started on
-// ports from RACK_NOSELECTOR_PORT_BASE (default 28090), unless the
+// ports from RACK_NOSELECTOR_PORT_BASE (default: the main cluster's KAFKA_PORT_BASE - 1000, else 28090), unless the
 // environment's cluster itself has no selector.
 
 import (
@@ -1158,7 +1158,13 @@ func TestRackIntegrationNoSelector(t *testing.T) {
 		if c.Tool == "" {
 			t.Skip("the cluster has a replica selector, and without its tool (KAFKA_CLUSTER_TOOL) no selector-less one can be started")
 		}
-		base := 28090 // below the kernel's ephemeral port range (32768+)
+		// Below the kernel's ephemeral port range (32768+), and 1000 below
+		// the main cluster's base, so two suites on one machine (whose main
+		// clusters have different bases) never share the second cluster.
+		base := 28090
+		if v, err := strconv.Atoi(os.Getenv("KAFKA_PORT_BASE")); err == nil && v > 2000 {
+			base = v - 1000
+		}
 		if v := os.Getenv("RACK_NOSELECTOR_PORT_BASE"); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil {
