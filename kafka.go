@@ -51,3 +51,12 @@ type Partition struct {
 	// metadata; errors.Is matches it against kafka.Error codes.
 	Error error
 }
+
+// positiveOr returns v, or def when v is zero or negative: how kafka-go's
+// Writer and Transport fields take their defaults.
+func positiveOr[T ~int | ~int32 | ~int64](v, def T) T {
+	if v > 0 {
+		return v
+	}
+	return def
+}

@@ -136,26 +136,11 @@ type Transport struct {
 // nil.
 var DefaultTransport RoundTripper = &Transport{}
 
-func (t *Transport) dialTimeout() time.Duration {
-	if t.DialTimeout > 0 {
-		return t.DialTimeout
-	}
-	return 5 * time.Second
-}
+func (t *Transport) dialTimeout() time.Duration { return positiveOr(t.DialTimeout, 5*time.Second) }
 
-func (t *Transport) idleTimeout() time.Duration {
-	if t.IdleTimeout > 0 {
-		return t.IdleTimeout
-	}
-	return 30 * time.Second
-}
+func (t *Transport) idleTimeout() time.Duration { return positiveOr(t.IdleTimeout, 30*time.Second) }
 
-func (t *Transport) metadataTTL() time.Duration {
-	if t.MetadataTTL > 0 {
-		return t.MetadataTTL
-	}
-	return 6 * time.Second
-}
+func (t *Transport) metadataTTL() time.Duration { return positiveOr(t.MetadataTTL, 6*time.Second) }
 
 func (t *Transport) context() context.Context {
 	if t.Context != nil {

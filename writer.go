@@ -611,61 +611,23 @@ func (w *Writer) balancer() Balancer {
 	return &w.roundRobin
 }
 
-func (w *Writer) maxAttempts() int {
-	if w.MaxAttempts > 0 {
-		return w.MaxAttempts
-	}
-	return 10
-}
+func (w *Writer) maxAttempts() int { return positiveOr(w.MaxAttempts, 10) }
 
 func (w *Writer) writeBackoffMin() time.Duration {
-	if w.WriteBackoffMin > 0 {
-		return w.WriteBackoffMin
-	}
-	return 100 * time.Millisecond
+	return positiveOr(w.WriteBackoffMin, 100*time.Millisecond)
 }
 
-func (w *Writer) writeBackoffMax() time.Duration {
-	if w.WriteBackoffMax > 0 {
-		return w.WriteBackoffMax
-	}
-	return 1 * time.Second
-}
+func (w *Writer) writeBackoffMax() time.Duration { return positiveOr(w.WriteBackoffMax, time.Second) }
 
-func (w *Writer) batchSize() int {
-	if w.BatchSize > 0 {
-		return w.BatchSize
-	}
-	return 100
-}
+func (w *Writer) batchSize() int { return positiveOr(w.BatchSize, 100) }
 
-func (w *Writer) batchBytes() int64 {
-	if w.BatchBytes > 0 {
-		return w.BatchBytes
-	}
-	return 1048576
-}
+func (w *Writer) batchBytes() int64 { return positiveOr(w.BatchBytes, 1048576) }
 
-func (w *Writer) batchTimeout() time.Duration {
-	if w.BatchTimeout > 0 {
-		return w.BatchTimeout
-	}
-	return 1 * time.Second
-}
+func (w *Writer) batchTimeout() time.Duration { return positiveOr(w.BatchTimeout, time.Second) }
 
-func (w *Writer) readTimeout() time.Duration {
-	if w.ReadTimeout > 0 {
-		return w.ReadTimeout
-	}
-	return 10 * time.Second
-}
+func (w *Writer) readTimeout() time.Duration { return positiveOr(w.ReadTimeout, 10*time.Second) }
 
-func (w *Writer) writeTimeout() time.Duration {
-	if w.WriteTimeout > 0 {
-		return w.WriteTimeout
-	}
-	return 10 * time.Second
-}
+func (w *Writer) writeTimeout() time.Duration { return positiveOr(w.WriteTimeout, 10*time.Second) }
 
 func (w *Writer) withLogger(do func(Logger)) {
 	if w.Logger != nil {
