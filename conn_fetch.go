@@ -76,7 +76,7 @@ func (c *Conn) ReadBatchWith(cfg ReadBatchConfig) *Batch {
 	if maxWait <= 0 {
 		maxWait = c.inferMaxWait()
 	}
-	return c.fetch(context.Background(), offset, cfg, maxWait)
+	return c.fetch(context.Background(), offset, cfg, maxWait, c.rackID)
 }
 
 // inferMaxWait turns the read deadline into a broker wait that ends one RTT
@@ -99,8 +99,9 @@ func (c *Conn) inferMaxWait() time.Duration {
 	return w
 }
 
-// fetch sends one Fetch for the Conn's partition at offset.
-func (c *Conn) fetch(ctx context.Context, offset int64, cfg ReadBatchConfig, maxWait time.Duration) *Batch {
+// fetch sends one Fetch for the Conn's partition at offset, carrying rack
+// (Fetch v11+; empty: none).
+func (c *Conn) fetch(ctx context.Context, offset int64, cfg ReadBatchConfig, maxWait time.Duration, rack string) *Batch {
 	b := &Batch{conn: c, topic: c.topic, partition: int(c.partition), offset: offset, preferredReadReplica: -1}
 	vs, err := c.apiVersions()
 	if err != nil {
@@ -115,7 +116,7 @@ func (c *Conn) fetch(ctx context.Context, offset int64, cfg ReadBatchConfig, max
 		MaxBytes:       int32(cfg.MaxBytes),
 		IsolationLevel: int8(cfg.IsolationLevel),
 		SessionEpoch:   -1, // no fetch session: every fetch is a full one
-		RackID:         c.rackID,
+		RackID:         rack,
 		Topics: []protocol.FetchRequestTopic{{
 			Topic: c.topic,
 			Partitions: []protocol.FetchRequestPartition{{

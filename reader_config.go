@@ -285,6 +285,12 @@ func (config ReaderConfig) withDefaults() ReaderConfig {
 	if config.Dialer == nil {
 		config.Dialer = DefaultDialer
 	}
+	if config.Rack == "" {
+		// A Dialer with a rack makes fetches carry it; the routing must
+		// then follow the preferred replica too, or a leader that names
+		// one (and sends no records) would stall the partition.
+		config.Rack = config.Dialer.RackID
+	}
 	if config.MaxBytes == 0 {
 		config.MaxBytes = defaultFetchMaxBytes
 	}

@@ -185,13 +185,11 @@ func (f *fetcher) step(ctx context.Context) bool {
 		return f.decide(ctx, routeEvent{Kind: eventDialFailed, Broker: broker, Now: f.now(), Err: err}, r.backoff(f.errs))
 	}
 
-	if r.config.Rack != "" {
-		// Every fetch carries the client's rack, unless the router asks
-		// the leader to serve the records itself.
-		f.conn.rackID = r.config.Rack
-		if f.omitRack {
-			f.conn.rackID = ""
-		}
+	// Every fetch carries the client's rack, unless the router asks the
+	// leader to serve the records itself.
+	rack := r.config.Rack
+	if f.omitRack {
+		rack = ""
 	}
 	cfg := ReadBatchConfig{MinBytes: r.config.MinBytes, MaxBytes: r.config.MaxBytes, IsolationLevel: r.config.IsolationLevel}
 	r.stats.fetches.observe(1)
@@ -199,7 +197,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 	fetchOffset := f.offset
 	fctx, cancel := context.WithTimeout(ctx, r.config.MaxWait+r.config.ReadBatchTimeout)
 	t0 := time.Now()
-	batch := f.conn.fetch(fctx, fetchOffset, cfg, r.config.MaxWait)
+	batch := f.conn.fetch(fctx, fetchOffset, cfg, r.config.MaxWait, rack)
 	cancel()
 	t1 := time.Now()
 	r.stats.waitTime.observeDuration(t1.Sub(t0))

@@ -115,3 +115,22 @@ func TestReaderRackFollowerOffsetOutOfRange(t *testing.T) {
 		t.Errorf("a follower's OffsetOutOfRange reset the position: %s", s)
 	}
 }
+
+// A rack given only through the Dialer (kafka-go programs configure
+// Dialer.RackID) routes like ReaderConfig.Rack: the reader follows the
+// preferred replica instead of stalling on the leader's empty answers.
+func TestReaderRackFromDialer(t *testing.T) {
+	c := rtRackCluster(t, true)
+	rtAppend(c, 0, 0, 8)
+	r := rtReader(t, c, func(cfg *ReaderConfig) {
+		cfg.Dialer = &Dialer{RackID: "b"}
+		cfg.MaxBytes = 1
+	})
+	if got := r.Config().Rack; got != "b" {
+		t.Errorf("Config().Rack = %q, want the Dialer's rack", got)
+	}
+	rtExpect(t, r, 0, 8)
+	if c.Broker(2).FetchBytes() == 0 {
+		t.Error("nothing read from the rack-b follower")
+	}
+}
