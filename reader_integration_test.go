@@ -217,13 +217,31 @@ func TestReaderIntegrationLeaderRestart(t *testing.T) {
 	}
 }
 
-// With Rack "b", a partition led in rack a is read from the rack-b replica:
-// Stats shows it, and at least 99 % of the fetched bytes stay in the rack.
+// With Rack "b" — set on the ReaderConfig or only on the Dialer, as
+// kafka-go programs do — a partition led in rack a is read from the rack-b
+// replica: Stats shows it, and at least 99 % of the fetched bytes stay in
+// the rack.
 func TestReaderIntegrationRack(t *testing.T) {
 	c := requireRackCluster(t)
 	if !c.HasSelector() {
 		t.Skip("the brokers have no replica.selector.class")
 	}
+	for _, tc := range []struct {
+		name string
+		set  func(*kafka.ReaderConfig)
+	}{
+		{"ReaderConfig.Rack", func(cfg *kafka.ReaderConfig) { cfg.Rack = "b" }},
+		{"Dialer.RackID", func(cfg *kafka.ReaderConfig) {
+			d := newDialer()
+			d.RackID = "b"
+			cfg.Dialer = d
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { riRack(t, c, tc.set) })
+	}
+}
+
+func riRack(t *testing.T, c *ktesting.Cluster, setRack func(*kafka.ReaderConfig)) {
 	a, b, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "b"), brokerInRack(t, c, "c")
 	topic := createTopic(t, c, kafka.TopicConfig{ReplicaAssignments: []kafka.ReplicaAssignment{{Partition: 0, Replicas: []int{a, b, cc}}}})
 	riProduce(t, c, topic, 0, 3000, nil)
@@ -231,7 +249,7 @@ func TestReaderIntegrationRack(t *testing.T) {
 
 	log := &riLogger{t: t, prefix: "reader: "}
 	r := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) {
-		cfg.Rack = "b"
+		setRack(cfg)
 		cfg.MaxBytes = 16 << 10
 		cfg.Logger = log
 	})
