@@ -2,7 +2,9 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"time"
 
@@ -41,6 +43,44 @@ const (
 // defaultRTT is kept off the read deadline when inferring MaxWait, so the
 // broker answers before the deadline cuts the connection.
 const defaultRTT = 1 * time.Second
+
+// Read reads the value of the message at the current offset into b and
+// advances the offset, as kafka-go does. A value longer than b gives
+// io.ErrShortBuffer and leaves the offset on that message. When the broker
+// has no message before the deadline, Read returns 0 and no error.
+func (c *Conn) Read(b []byte) (int, error) {
+	batch := c.ReadBatch(1, len(b))
+	n, err := batch.Read(b)
+	return n, firstError(endOfBatchIsNil(err), batch.Close())
+}
+
+// ReadMessage reads the message at the current offset and advances the
+// offset. Unlike Read it never fails with io.ErrShortBuffer: maxBytes only
+// bounds the fetch. With no message before the deadline it returns an empty
+// Message and no error, as kafka-go does.
+func (c *Conn) ReadMessage(maxBytes int) (Message, error) {
+	batch := c.ReadBatch(1, maxBytes)
+	m, err := batch.ReadMessage()
+	return m, firstError(endOfBatchIsNil(err), batch.Close())
+}
+
+// endOfBatchIsNil maps the end of a batch to no error: for a one-message
+// read, an empty batch is not a failure.
+func endOfBatchIsNil(err error) error {
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // ReadBatch reads a batch of messages from the kafka server. The method always
 // returns a non-nil Batch value; an error is reported by the Batch.

@@ -521,3 +521,45 @@ func TestConnRackLocalLeader(t *testing.T) {
 		sameMessage(t, fmt.Sprintf("rack-a client at the rack-a leader: message %d", i), m, msgs[i])
 	}
 }
+
+// Conn.ReadMessage and Conn.Read read one message at the Conn's offset and advance it; a value longer than
+// Read's buffer is io.ErrShortBuffer and is read again with a larger one.
+func TestConnIntegrationReadMessageAndRead(t *testing.T) {
+	c := requireRackCluster(t)
+	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: 1})
+	conn := dialLeader(t, newDialer(), c.Brokers[0], topic, 0)
+	values := []string{"one", "two", "a value longer than eight bytes", "four"}
+	for _, v := range values {
+		// One batch each, so that each fetch may stop after one message.
+		if _, err := conn.WriteMessages(kafka.Message{Value: []byte(v)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+
+	m, err := conn.ReadMessage(1 << 20)
+	if err != nil || m.Offset != 0 || string(m.Value) != "one" || m.Topic != topic {
+		t.Fatalf("ReadMessage = %s@%d %q, %v; want %s@0 \"one\"", m.Topic, m.Offset, m.Value, err, topic)
+	}
+	buf := make([]byte, 8)
+	if n, err := conn.Read(buf); err != nil || string(buf[:n]) != "two" {
+		t.Fatalf("Read = %q, %v; want \"two\"", buf[:n], err)
+	}
+	if _, err := conn.Read(buf); !errors.Is(err, io.ErrShortBuffer) {
+		t.Fatalf("Read of a %d-byte value into 8 bytes: %v, want io.ErrShortBuffer", len(values[2]), err)
+	}
+	if o, _ := conn.Offset(); o != 2 {
+		t.Fatalf("offset after the short read = %d, want 2", o)
+	}
+	m, err = conn.ReadMessage(1 << 20)
+	if err != nil || m.Offset != 2 || string(m.Value) != values[2] {
+		t.Fatalf("ReadMessage after the short read = @%d %q, %v; want @2 %q", m.Offset, m.Value, err, values[2])
+	}
+	m, err = conn.ReadMessage(1 << 20)
+	if err != nil || m.Offset != 3 || string(m.Value) != "four" {
+		t.Fatalf("last ReadMessage = @%d %q, %v; want @3 \"four\"", m.Offset, m.Value, err)
+	}
+	if o, _ := conn.Offset(); o != 4 {
+		t.Errorf("offset after reading everything = %d, want 4", o)
+	}
+}

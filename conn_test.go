@@ -1017,3 +1017,51 @@ func TestConnWriteLogAppendTimeAndNothing(t *testing.T) {
 		t.Fatalf("WriteCompressedMessagesAt: offset %d, append time %v, %v; want 0, %v", offset, appendTime, err, time.UnixMilli(appendMs))
 	}
 }
+
+// --- One-message reads ----------------------------------------------------
+
+func TestConnReadMessageAndRead(t *testing.T) {
+	c := ctCluster(t, fakebroker.Config{}, 1, 1)
+	c.AppendRecords(ctTopic, 0, "first", "second", "a longer third value")
+	conn := ctDial(t, nil, c, 0)
+
+	m, err := conn.ReadMessage(1 << 20)
+	if err != nil || string(m.Value) != "first" || m.Offset != 0 {
+		t.Fatalf("ReadMessage = offset %d %q, %v; want offset 0 \"first\"", m.Offset, m.Value, err)
+	}
+	if off, _ := conn.Offset(); off != 1 {
+		t.Fatalf("after ReadMessage the offset is %d, want 1", off)
+	}
+
+	buf := make([]byte, 64)
+	n, err := conn.Read(buf)
+	if err != nil || string(buf[:n]) != "second" {
+		t.Fatalf("Read = %q, %v; want \"second\"", buf[:n], err)
+	}
+
+	// A value longer than the buffer: ErrShortBuffer, and the offset stays
+	// on that message so a larger buffer reads it.
+	small := make([]byte, 4)
+	if _, err := conn.Read(small); !errors.Is(err, io.ErrShortBuffer) {
+		t.Fatalf("Read into 4 bytes: %v, want io.ErrShortBuffer", err)
+	}
+	if off, _ := conn.Offset(); off != 2 {
+		t.Fatalf("after a short read the offset is %d, want 2", off)
+	}
+	n, err = conn.Read(buf)
+	if err != nil || string(buf[:n]) != "a longer third value" {
+		t.Fatalf("Read after the short read = %q, %v", buf[:n], err)
+	}
+
+	// Nothing more before the deadline: no message and no error.
+	conn.SetReadDeadline(time.Now().Add(1500 * time.Millisecond))
+	ctWithin(t, 10*time.Second, "ReadMessage at the end of the log", func() {
+		m, err = conn.ReadMessage(1 << 20)
+	})
+	if err != nil || m.Value != nil {
+		t.Fatalf("ReadMessage at the end = %q, %v; want nothing and no error", m.Value, err)
+	}
+	if off, _ := conn.Offset(); off != 3 {
+		t.Fatalf("after the empty read the offset is %d, want 3", off)
+	}
+}
