@@ -1,0 +1,198 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/rackfetch/kafka-go/protocol"
+)
+
+// Client is kafka-go's request-level API: one method per Kafka request,
+// each taking a context and a request value and returning the broker's
+// answer in this package's types.
+//
+// Unlike kafka-go's, the Client routes requests itself: it reads the
+// cluster's metadata from Addr and sends each request to the broker that
+// must answer it (a partition's leader, a group's coordinator, the
+// controller), through Transport. Errors a broker reports for one topic,
+// partition or group are returned in the response, as in kafka-go; the
+// method's own error means the request as a whole failed.
+//
+// Clients are safe for concurrent use as long as their fields are not
+// changed after first use.
+type Client struct {
+	// Addr is the address of the cluster (any of its brokers, or several
+	// through TCP). A request's own Addr field takes precedence.
+	Addr net.Addr
+
+	// Timeout bounds every request of the Client; zero means no timeout
+	// beyond the context's.
+	Timeout time.Duration
+
+	// Transport carries the requests to the brokers; nil means
+	// DefaultTransport.
+	Transport RoundTripper
+}
+
+// The default time limits kafka-go's Client gives requests that carry one.
+const (
+	defaultCreateTopicsTimeout     = 2 * time.Second
+	defaultDeleteTopicsTimeout     = 2 * time.Second
+	defaultCreatePartitionsTimeout = 2 * time.Second
+	defaultProduceTimeout          = 500 * time.Millisecond
+	defaultClientMaxWait           = 500 * time.Millisecond
+)
+
+func (c *Client) transport() RoundTripper {
+	if c.Transport != nil {
+		return c.Transport
+	}
+	return DefaultTransport
+}
+
+// address picks the request's address, else the Client's.
+func (c *Client) address(addr net.Addr) (net.Addr, error) {
+	if addr != nil {
+		return addr, nil
+	}
+	if c.Addr != nil {
+		return c.Addr, nil
+	}
+	return nil, errors.New("kafka.(*Client): no address: set Client.Addr or the request's Addr")
+}
+
+// withTimeout applies the Client's Timeout to ctx.
+func (c *Client) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.Timeout > 0 {
+		return context.WithTimeout(ctx, c.Timeout)
+	}
+	return context.WithCancel(ctx)
+}
+
+// roundTrip sends req to addr: the bootstrap address for requests any
+// broker answers, or one broker's address.
+func (c *Client) roundTrip(ctx context.Context, addr net.Addr, req protocol.Request) (protocol.Response, error) {
+	rt := c.transport()
+	if rt == nil {
+		return nil, errors.New("kafka.(*Client): no Transport (DefaultTransport is nil)")
+	}
+	resp, err := rt.RoundTrip(ctx, addr, req)
+	if err != nil {
+		return nil, fmt.Errorf("sending %s to %s: %w", req.Key(), addr, err)
+	}
+	if resp == nil {
+		return nil, fmt.Errorf("sending %s to %s: no response", req.Key(), addr)
+	}
+	return resp, nil
+}
+
+// clientCluster is what one call learned of the cluster: its brokers and
+// controller, from one metadata response.
+type clientCluster struct {
+	brokers    map[int32]Broker
+	controller int32
+	metadata   *protocol.MetadataResponse
+}
+
+// metadata reads the cluster's metadata from addr. topics nil asks for
+// every topic; an empty non-nil slice for none.
+func (c *Client) metadata(ctx context.Context, addr net.Addr, topics []string) (*clientCluster, error) {
+	req := &protocol.MetadataRequest{}
+	if topics != nil {
+		req.Topics = make([]protocol.MetadataRequestTopic, len(topics))
+		for i, t := range topics {
+			req.Topics[i].Name = t
+		}
+	}
+	resp, err := c.roundTrip(ctx, addr, req)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := resp.(*protocol.MetadataResponse)
+	if !ok {
+		return nil, fmt.Errorf("reading metadata from %s: unexpected response %T", addr, resp)
+	}
+	cl := &clientCluster{brokers: make(map[int32]Broker, len(m.Brokers)), controller: m.ControllerID, metadata: m}
+	for _, b := range m.Brokers {
+		cl.brokers[b.NodeID] = brokerOf(b)
+	}
+	return cl, nil
+}
+
+func brokerOf(b protocol.MetadataResponseBroker) Broker {
+	br := Broker{ID: int(b.NodeID), Host: b.Host, Port: int(b.Port)}
+	if b.Rack != nil {
+		br.Rack = *b.Rack
+	}
+	return br
+}
+
+// brokerAddr is the address to send a request to one broker.
+func brokerAddr(b Broker) net.Addr {
+	return TCP(net.JoinHostPort(b.Host, strconv.Itoa(b.Port)))
+}
+
+// toBroker sends req to the broker with the given id.
+func (c *Client) toBroker(ctx context.Context, cl *clientCluster, id int32, req protocol.Request) (protocol.Response, error) {
+	b, ok := cl.brokers[id]
+	if !ok {
+		return nil, fmt.Errorf("sending %s to broker %d: the broker is not in the cluster's metadata", req.Key(), id)
+	}
+	return c.roundTrip(ctx, brokerAddr(b), req)
+}
+
+// toController sends req to the cluster's controller, read from addr's
+// metadata. (KRaft brokers forward admin requests to the active controller
+// themselves; ZooKeeper brokers only accept them at the controller.)
+func (c *Client) toController(ctx context.Context, addr net.Addr, req protocol.Request) (protocol.Response, error) {
+	cl, err := c.metadata(ctx, addr, []string{})
+	if err != nil {
+		return nil, err
+	}
+	if cl.controller < 0 {
+		return nil, fmt.Errorf("sending %s: the cluster named no controller", req.Key())
+	}
+	return c.toBroker(ctx, cl, cl.controller, req)
+}
+
+// findCoordinator asks any broker of addr which broker coordinates key.
+func (c *Client) findCoordinator(ctx context.Context, addr net.Addr, key string, keyType int8) (Broker, error) {
+	req := &protocol.FindCoordinatorRequest{
+		CoordinatorKey:  key, // v1-3
+		KeyType:         keyType,
+		CoordinatorKeys: []string{key}, // v4+
+	}
+	resp, err := c.roundTrip(ctx, addr, req)
+	if err != nil {
+		return Broker{}, err
+	}
+	r, ok := resp.(*protocol.FindCoordinatorResponse)
+	if !ok {
+		return Broker{}, fmt.Errorf("finding the coordinator of %q: unexpected response %T", key, resp)
+	}
+	b := Broker{ID: int(r.NodeID), Host: r.Host, Port: int(r.Port)}
+	code, msg := r.ErrorCode, r.ErrorMessage
+	if len(r.Coordinators) > 0 { // v4+
+		co := r.Coordinators[0]
+		b = Broker{ID: int(co.NodeID), Host: co.Host, Port: int(co.Port)}
+		code, msg = co.ErrorCode, co.ErrorMessage
+	}
+	if code != 0 {
+		return Broker{}, fmt.Errorf("finding the coordinator of %q: %w", key, makeError(code, deref(msg)))
+	}
+	return b, nil
+}
+
+// toCoordinator sends req to the coordinator of a group (keyType 0) or of
+// a transactional id (keyType 1).
+func (c *Client) toCoordinator(ctx context.Context, addr net.Addr, key string, keyType int8, req protocol.Request) (protocol.Response, error) {
+	b, err := c.findCoordinator(ctx, addr, key, keyType)
+	if err != nil {
+		return nil, err
+	}
+	return c.roundTrip(ctx, brokerAddr(b), req)
+}
