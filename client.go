@@ -47,6 +47,13 @@ const (
 	defaultClientMaxWait           = 500 * time.Millisecond
 )
 
+// Request and Response are the messages a RoundTripper carries: package
+// protocol's typed requests and responses.
+type (
+	Request  = protocol.Request
+	Response = protocol.Response
+)
+
 func (c *Client) transport() RoundTripper {
 	if c.Transport != nil {
 		return c.Transport
@@ -153,8 +160,10 @@ func (c *Client) toController(ctx context.Context, addr net.Addr, req protocol.R
 	if err != nil {
 		return nil, err
 	}
-	if cl.controller < 0 {
-		return nil, fmt.Errorf("sending %s: the cluster named no controller", req.Key())
+	if _, known := cl.brokers[cl.controller]; !known {
+		// No controller among the brokers (KRaft clusters may name none to
+		// clients): any broker forwards the request.
+		return c.roundTrip(ctx, addr, req)
 	}
 	return c.toBroker(ctx, cl, cl.controller, req)
 }
