@@ -1,0 +1,395 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"time"
+
+	"github.com/rackfetch/kafka-go/protocol"
+)
+
+// The Client's transaction requests: the steps a transactional producer
+// takes between InitProducerID and the end of a transaction. The requests
+// of a transaction go to the transaction coordinator of its transactional
+// id, except TxnOffsetCommit, which goes to the coordinator of the group
+// whose offsets it commits.
+
+// clientTxnCoordinator is FindCoordinator's key type for transactional ids.
+const clientTxnCoordinator int8 = 1
+
+// clientGroupCoordinator is FindCoordinator's key type for groups.
+const clientGroupCoordinator int8 = 0
+
+// AddPartitionToTxn is a partition to add to a transaction.
+type AddPartitionToTxn struct {
+	// Partition is the partition's index in its topic.
+	Partition int
+}
+
+// AddPartitionsToTxnRequest is the input of Client.AddPartitionsToTxn.
+type AddPartitionsToTxnRequest struct {
+	// Addr is the cluster to send the request to; nil uses Client.Addr.
+	// The request goes to the transaction coordinator of TransactionalID.
+	Addr net.Addr
+
+	// TransactionalID names the transaction.
+	TransactionalID string
+
+	// ProducerID and ProducerEpoch identify the producer, as InitProducerID
+	// returned them.
+	ProducerID int
+
+	ProducerEpoch int
+
+	// Topics maps topic names to the partitions to add.
+	Topics map[string][]AddPartitionToTxn
+}
+
+// AddPartitionsToTxnResponse is the output of Client.AddPartitionsToTxn.
+type AddPartitionsToTxnResponse struct {
+	// Throttle is how long the broker throttled the request.
+	Throttle time.Duration
+
+	// Topics maps topic names to the outcome for each of their partitions.
+	Topics map[string][]AddPartitionToTxnPartition
+}
+
+// AddPartitionToTxnPartition is the outcome of adding one partition to a
+// transaction.
+type AddPartitionToTxnPartition struct {
+	// Partition is the partition's index in its topic.
+	Partition int
+
+	// Error is nil when the partition was added, else a kafka.Error (test
+	// it with errors.Is). The coordinator adds all partitions of a request
+	// or none: when one fails, the others carry OperationNotAttempted.
+	Error error
+}
+
+// AddPartitionsToTxn adds partitions to the ongoing transaction of
+// req.TransactionalID (starting it if none is ongoing). A producer must add
+// a partition before writing transactional records to it.
+//
+// Errors of the partitions are in the response; the method's error means
+// the coordinator could not be found or asked.
+func (c *Client) AddPartitionsToTxn(ctx context.Context, req *AddPartitionsToTxnRequest) (*AddPartitionsToTxnResponse, error) {
+	const op = "kafka.(*Client).AddPartitionsToTxn"
+	if req == nil {
+		return nil, errors.New(op + ": nil request")
+	}
+	if req.TransactionalID == "" {
+		return nil, errors.New(op + ": no TransactionalID")
+	}
+	preq := &protocol.AddPartitionsToTxnRequest{
+		TransactionalID: req.TransactionalID,
+		ProducerID:      int64(req.ProducerID),
+		ProducerEpoch:   int16(req.ProducerEpoch),
+	}
+	for _, name := range clientTxnSortedKeys(req.Topics) {
+		t := protocol.AddPartitionsToTxnTopic{Name: name}
+		for _, p := range req.Topics[name] {
+			t.Partitions = append(t.Partitions, int32(p.Partition))
+		}
+		preq.Topics = append(preq.Topics, t)
+	}
+
+	var r *protocol.AddPartitionsToTxnResponse
+	if err := clientTxnSend(c, ctx, req.Addr, req.TransactionalID, clientTxnCoordinator, preq, &r); err != nil {
+		return nil, fmt.Errorf("%s: adding partitions to transaction %q: %w", op, req.TransactionalID, err)
+	}
+	res := &AddPartitionsToTxnResponse{
+		Throttle: clientTxnThrottle(r.ThrottleTimeMs),
+		Topics:   make(map[string][]AddPartitionToTxnPartition, len(r.Results)),
+	}
+	for _, t := range r.Results {
+		parts := make([]AddPartitionToTxnPartition, 0, len(t.Partitions))
+		for _, p := range t.Partitions {
+			parts = append(parts, AddPartitionToTxnPartition{Partition: int(p.PartitionIndex), Error: makeError(p.ErrorCode, "")})
+		}
+		res.Topics[t.Name] = append(res.Topics[t.Name], parts...)
+	}
+	return res, nil
+}
+
+// AddOffsetsToTxnRequest is the input of Client.AddOffsetsToTxn.
+type AddOffsetsToTxnRequest struct {
+	// Addr is the cluster to send the request to; nil uses Client.Addr.
+	// The request goes to the transaction coordinator of TransactionalID.
+	Addr net.Addr
+
+	// TransactionalID names the transaction.
+	TransactionalID string
+
+	// ProducerID and ProducerEpoch identify the producer, as InitProducerID
+	// returned them.
+	ProducerID int
+
+	ProducerEpoch int
+
+	// GroupID is the consumer group whose offsets the transaction will
+	// commit.
+	GroupID string
+}
+
+// AddOffsetsToTxnResponse is the output of Client.AddOffsetsToTxn.
+type AddOffsetsToTxnResponse struct {
+	// Throttle is how long the broker throttled the request.
+	Throttle time.Duration
+
+	// Error is the coordinator's refusal, a kafka.Error (test it with
+	// errors.Is), or nil.
+	Error error
+}
+
+// AddOffsetsToTxn tells the transaction coordinator of req.TransactionalID
+// that the ongoing transaction will commit offsets of group req.GroupID;
+// TxnOffsetCommit then writes them. The offsets become visible to the
+// group when the transaction commits.
+//
+// The coordinator's error is in the response; the method's error means the
+// coordinator could not be found or asked.
+func (c *Client) AddOffsetsToTxn(ctx context.Context, req *AddOffsetsToTxnRequest) (*AddOffsetsToTxnResponse, error) {
+	const op = "kafka.(*Client).AddOffsetsToTxn"
+	if req == nil {
+		return nil, errors.New(op + ": nil request")
+	}
+	if req.TransactionalID == "" {
+		return nil, errors.New(op + ": no TransactionalID")
+	}
+	preq := &protocol.AddOffsetsToTxnRequest{
+		TransactionalID: req.TransactionalID,
+		ProducerID:      int64(req.ProducerID),
+		ProducerEpoch:   int16(req.ProducerEpoch),
+		GroupID:         req.GroupID,
+	}
+	var r *protocol.AddOffsetsToTxnResponse
+	if err := clientTxnSend(c, ctx, req.Addr, req.TransactionalID, clientTxnCoordinator, preq, &r); err != nil {
+		return nil, fmt.Errorf("%s: adding the offsets of group %q to transaction %q: %w", op, req.GroupID, req.TransactionalID, err)
+	}
+	return &AddOffsetsToTxnResponse{
+		Throttle: clientTxnThrottle(r.ThrottleTimeMs),
+		Error:    makeError(r.ErrorCode, ""),
+	}, nil
+}
+
+// EndTxnRequest is the input of Client.EndTxn.
+type EndTxnRequest struct {
+	// Addr is the cluster to send the request to; nil uses Client.Addr.
+	// The request goes to the transaction coordinator of TransactionalID.
+	Addr net.Addr
+
+	// TransactionalID names the transaction.
+	TransactionalID string
+
+	// ProducerID and ProducerEpoch identify the producer, as InitProducerID
+	// returned them.
+	ProducerID int
+
+	ProducerEpoch int
+
+	// Committed commits the transaction when true and aborts it when
+	// false.
+	Committed bool
+}
+
+// EndTxnResponse is the output of Client.EndTxn.
+type EndTxnResponse struct {
+	// Throttle is how long the broker throttled the request.
+	Throttle time.Duration
+
+	// Error is the coordinator's refusal, a kafka.Error (test it with
+	// errors.Is), or nil.
+	Error error
+}
+
+// EndTxn commits or aborts the ongoing transaction of req.TransactionalID.
+// Once the coordinator has accepted it, the transaction's records and
+// offsets become visible to read_committed consumers (commit) or are
+// skipped by them (abort); the markers are written asynchronously, so they
+// may take a moment to appear.
+//
+// The coordinator's error is in the response; the method's error means the
+// coordinator could not be found or asked.
+func (c *Client) EndTxn(ctx context.Context, req *EndTxnRequest) (*EndTxnResponse, error) {
+	const op = "kafka.(*Client).EndTxn"
+	if req == nil {
+		return nil, errors.New(op + ": nil request")
+	}
+	if req.TransactionalID == "" {
+		return nil, errors.New(op + ": no TransactionalID")
+	}
+	preq := &protocol.EndTxnRequest{
+		TransactionalID: req.TransactionalID,
+		ProducerID:      int64(req.ProducerID),
+		ProducerEpoch:   int16(req.ProducerEpoch),
+		Committed:       req.Committed,
+	}
+	var r *protocol.EndTxnResponse
+	if err := clientTxnSend(c, ctx, req.Addr, req.TransactionalID, clientTxnCoordinator, preq, &r); err != nil {
+		return nil, fmt.Errorf("%s: ending transaction %q: %w", op, req.TransactionalID, err)
+	}
+	return &EndTxnResponse{
+		Throttle: clientTxnThrottle(r.ThrottleTimeMs),
+		Error:    makeError(r.ErrorCode, ""),
+	}, nil
+}
+
+// TxnOffsetCommitRequest is the input of Client.TxnOffsetCommit.
+type TxnOffsetCommitRequest struct {
+	// Addr is the cluster to send the request to; nil uses Client.Addr.
+	// The request goes to the coordinator of GroupID.
+	Addr net.Addr
+
+	// TransactionalID names the transaction.
+	TransactionalID string
+
+	// GroupID is the consumer group whose offsets are committed.
+	GroupID string
+
+	// ProducerID and ProducerEpoch identify the producer, as InitProducerID
+	// returned them.
+	ProducerID int
+
+	ProducerEpoch int
+
+	// GenerationID, MemberID and GroupInstanceID identify the group member
+	// the offsets come from, so that the coordinator refuses them from a
+	// member that is no longer in the group. The generation is sent as
+	// given (zero included); -1 skips the generation check, and an empty
+	// MemberID the member check. An empty GroupInstanceID is sent as none.
+	GenerationID int
+
+	MemberID string
+
+	GroupInstanceID string
+
+	// Topics maps topic names to the offsets to commit.
+	Topics map[string][]TxnOffsetCommit
+}
+
+// TxnOffsetCommit is the offset to commit for one partition in a
+// transaction. Metadata is stored with it, opaque to Kafka.
+type TxnOffsetCommit struct {
+	Partition int
+	Offset    int64
+	Metadata  string
+}
+
+// TxnOffsetCommitResponse is the output of Client.TxnOffsetCommit.
+type TxnOffsetCommitResponse struct {
+	// Throttle is how long the broker throttled the request.
+	Throttle time.Duration
+
+	// Topics maps topic names to the outcome for each of their partitions.
+	Topics map[string][]TxnOffsetCommitPartition
+}
+
+// TxnOffsetCommitPartition is the outcome of committing one partition's
+// offset in a transaction.
+type TxnOffsetCommitPartition struct {
+	// Partition is the partition's index in its topic.
+	Partition int
+
+	// Error is nil when the offset was accepted, else a kafka.Error (test
+	// it with errors.Is).
+	Error error
+}
+
+// TxnOffsetCommit writes offsets of group req.GroupID as part of the
+// ongoing transaction of req.TransactionalID (AddOffsetsToTxn must have
+// named the group first). The group sees them once the transaction
+// commits; an abort discards them. The request goes to the group's
+// coordinator.
+//
+// Errors of the partitions are in the response; the method's error means
+// the coordinator could not be found or asked.
+func (c *Client) TxnOffsetCommit(ctx context.Context, req *TxnOffsetCommitRequest) (*TxnOffsetCommitResponse, error) {
+	const op = "kafka.(*Client).TxnOffsetCommit"
+	if req == nil {
+		return nil, errors.New(op + ": nil request")
+	}
+	if req.GroupID == "" {
+		return nil, errors.New(op + ": no GroupID")
+	}
+	preq := &protocol.TxnOffsetCommitRequest{
+		TransactionalID: req.TransactionalID,
+		GroupID:         req.GroupID,
+		ProducerID:      int64(req.ProducerID),
+		ProducerEpoch:   int16(req.ProducerEpoch),
+		GenerationID:    int32(req.GenerationID),
+		MemberID:        req.MemberID,
+	}
+	if req.GroupInstanceID != "" {
+		id := req.GroupInstanceID
+		preq.GroupInstanceID = &id
+	}
+	for _, name := range clientTxnSortedKeys(req.Topics) {
+		t := protocol.TxnOffsetCommitRequestTopic{Name: name}
+		for _, p := range req.Topics[name] {
+			meta := p.Metadata
+			t.Partitions = append(t.Partitions, protocol.TxnOffsetCommitRequestPartition{
+				PartitionIndex:       int32(p.Partition),
+				CommittedOffset:      p.Offset,
+				CommittedLeaderEpoch: -1, // unknown: the API has no field for it
+				CommittedMetadata:    &meta,
+			})
+		}
+		preq.Topics = append(preq.Topics, t)
+	}
+
+	var r *protocol.TxnOffsetCommitResponse
+	if err := clientTxnSend(c, ctx, req.Addr, req.GroupID, clientGroupCoordinator, preq, &r); err != nil {
+		return nil, fmt.Errorf("%s: committing offsets of group %q in transaction %q: %w", op, req.GroupID, req.TransactionalID, err)
+	}
+	res := &TxnOffsetCommitResponse{
+		Throttle: clientTxnThrottle(r.ThrottleTimeMs),
+		Topics:   make(map[string][]TxnOffsetCommitPartition, len(r.Topics)),
+	}
+	for _, t := range r.Topics {
+		parts := make([]TxnOffsetCommitPartition, 0, len(t.Partitions))
+		for _, p := range t.Partitions {
+			parts = append(parts, TxnOffsetCommitPartition{Partition: int(p.PartitionIndex), Error: makeError(p.ErrorCode, "")})
+		}
+		res.Topics[t.Name] = append(res.Topics[t.Name], parts...)
+	}
+	return res, nil
+}
+
+// clientTxnSend sends req to the coordinator of key (of keyType) in the
+// cluster at addr (or the Client's), within the Client's timeout, and
+// stores the typed response in *out.
+func clientTxnSend[R protocol.Response](c *Client, ctx context.Context, addr net.Addr, key string, keyType int8, req protocol.Request, out *R) error {
+	a, err := c.address(addr)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	resp, err := c.toCoordinator(ctx, a, key, keyType, req)
+	if err != nil {
+		return err
+	}
+	r, ok := resp.(R)
+	if !ok {
+		return fmt.Errorf("unexpected response %T to %s", resp, req.Key())
+	}
+	*out = r
+	return nil
+}
+
+// clientTxnThrottle turns a response's throttle time into a Duration.
+func clientTxnThrottle(ms int32) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// clientTxnSortedKeys returns m's keys in order, so requests are built the
+// same way every time.
+func clientTxnSortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
