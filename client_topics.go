@@ -1,0 +1,287 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"time"
+
+	"github.com/rackfetch/kafka-go/protocol"
+)
+
+// CreateTopicsRequest asks the cluster to create topics.
+type CreateTopicsRequest struct {
+	// Addr is the cluster to send the request to; nil means Client.Addr.
+	Addr net.Addr
+
+	// Topics are the topics to create, each with its settings.
+	Topics []TopicConfig
+
+	// ValidateOnly makes the controller check the topics as if it created
+	// them, without creating anything.
+	ValidateOnly bool
+}
+
+// CreateTopicsResponse is the cluster's answer to a CreateTopicsRequest.
+type CreateTopicsResponse struct {
+	// Throttle is how long the broker held the request back for quotas.
+	Throttle time.Duration
+
+	// Errors has one entry per topic of the answer: nil when the topic was
+	// created, else a kafka.Error (possibly wrapped with the broker's
+	// message; test with errors.Is).
+	Errors map[string]error
+}
+
+// CreateTopics creates topics at the cluster's controller. Failures of
+// single topics, such as TopicAlreadyExists, are in the response's Errors;
+// the error is for the request as a whole.
+//
+// The controller is given the smaller of Client.Timeout and the time left
+// on ctx (halved, to leave room for the answer), or 2 seconds when
+// Client.Timeout is zero, to finish creating the topics.
+func (c *Client) CreateTopics(ctx context.Context, req *CreateTopicsRequest) (*CreateTopicsResponse, error) {
+	if req == nil {
+		return nil, errors.New("creating topics: nil request")
+	}
+	preq := &protocol.CreateTopicsRequest{
+		TimeoutMs:    c.clientAdminTimeoutMs(ctx, defaultCreateTopicsTimeout),
+		ValidateOnly: req.ValidateOnly,
+	}
+	if len(req.Topics) > 0 {
+		preq.Topics = make([]protocol.CreateTopicsRequestTopic, len(req.Topics))
+	}
+	for i, t := range req.Topics {
+		pt := &preq.Topics[i]
+		pt.Name = t.Topic
+		pt.NumPartitions = int32(t.NumPartitions)
+		pt.ReplicationFactor = int16(t.ReplicationFactor)
+		for _, a := range t.ReplicaAssignments {
+			pt.Assignments = append(pt.Assignments, protocol.CreateTopicsRequestAssignment{
+				PartitionIndex: int32(a.Partition),
+				BrokerIDs:      clientAdminInt32s(a.Replicas),
+			})
+		}
+		for _, e := range t.ConfigEntries {
+			v := e.ConfigValue
+			pt.Configs = append(pt.Configs, protocol.CreateTopicsRequestConfig{Name: e.ConfigName, Value: &v})
+		}
+	}
+
+	m, err := c.clientAdminToController(ctx, req.Addr, preq)
+	if err != nil {
+		return nil, fmt.Errorf("creating topics: %w", err)
+	}
+	resp, ok := m.(*protocol.CreateTopicsResponse)
+	if !ok {
+		return nil, fmt.Errorf("creating topics: unexpected response %T", m)
+	}
+	out := &CreateTopicsResponse{
+		Throttle: clientAdminDuration(resp.ThrottleTimeMs),
+		Errors:   make(map[string]error, len(resp.Topics)),
+	}
+	for _, t := range resp.Topics {
+		out.Errors[t.Name] = makeError(t.ErrorCode, deref(t.ErrorMessage))
+	}
+	return out, nil
+}
+
+// DeleteTopicsRequest asks the cluster to delete topics.
+type DeleteTopicsRequest struct {
+	// Addr is the cluster to send the request to; nil means Client.Addr.
+	Addr net.Addr
+
+	// Topics are the names of the topics to delete.
+	Topics []string
+}
+
+// DeleteTopicsResponse is the cluster's answer to a DeleteTopicsRequest.
+type DeleteTopicsResponse struct {
+	// Throttle is how long the broker held the request back for quotas.
+	Throttle time.Duration
+
+	// Errors has one entry per topic of the answer: nil when the topic was
+	// deleted, else its kafka.Error (such as UnknownTopicOrPartition).
+	Errors map[string]error
+}
+
+// DeleteTopics deletes topics at the cluster's controller. Failures of
+// single topics are in the response's Errors; the error is for the request
+// as a whole. The controller's time limit is set as for CreateTopics.
+func (c *Client) DeleteTopics(ctx context.Context, req *DeleteTopicsRequest) (*DeleteTopicsResponse, error) {
+	if req == nil {
+		return nil, errors.New("deleting topics: nil request")
+	}
+	preq := &protocol.DeleteTopicsRequest{
+		TopicNames: req.Topics, // v1-5
+		TimeoutMs:  c.clientAdminTimeoutMs(ctx, defaultDeleteTopicsTimeout),
+	}
+	for _, name := range req.Topics { // v6+
+		preq.Topics = append(preq.Topics, protocol.DeleteTopicsRequestTopic{Name: name})
+	}
+
+	m, err := c.clientAdminToController(ctx, req.Addr, preq)
+	if err != nil {
+		return nil, fmt.Errorf("deleting topics: %w", err)
+	}
+	resp, ok := m.(*protocol.DeleteTopicsResponse)
+	if !ok {
+		return nil, fmt.Errorf("deleting topics: unexpected response %T", m)
+	}
+	out := &DeleteTopicsResponse{
+		Throttle: clientAdminDuration(resp.ThrottleTimeMs),
+		Errors:   make(map[string]error, len(resp.Responses)),
+	}
+	for _, t := range resp.Responses {
+		// The bare code, as kafka-go gives it (comparable with ==).
+		out.Errors[t.Name] = errorFromCode(t.ErrorCode)
+	}
+	return out, nil
+}
+
+// CreatePartitionsRequest asks the cluster to add partitions to topics.
+type CreatePartitionsRequest struct {
+	// Addr is the cluster to send the request to; nil means Client.Addr.
+	Addr net.Addr
+
+	// Topics are the topics to grow, each with its new partition count.
+	Topics []TopicPartitionsConfig
+
+	// ValidateOnly makes the controller check the request without adding
+	// any partition.
+	ValidateOnly bool
+}
+
+// CreatePartitionsResponse is the cluster's answer to a
+// CreatePartitionsRequest.
+type CreatePartitionsResponse struct {
+	// Throttle is how long the broker held the request back for quotas.
+	Throttle time.Duration
+
+	// Errors has one entry per topic of the answer: nil when its
+	// partitions were added, else a kafka.Error (possibly wrapped with the
+	// broker's message; test with errors.Is).
+	Errors map[string]error
+}
+
+// TopicPartitionsConfig is one topic of a CreatePartitionsRequest.
+type TopicPartitionsConfig struct {
+	// Name is the topic's name.
+	Name string
+
+	// Count is the topic's new total number of partitions.
+	Count int32
+
+	// TopicPartitionAssignments places the new partitions, one entry per
+	// new partition in order; empty lets the controller place them.
+	TopicPartitionAssignments []TopicPartitionAssignment
+}
+
+// TopicPartitionAssignment is where one new partition's replicas go.
+type TopicPartitionAssignment struct {
+	// BrokerIDs are the replicas' brokers, the preferred leader first.
+	BrokerIDs []int32
+}
+
+// CreatePartitions adds partitions to existing topics at the cluster's
+// controller. Failures of single topics are in the response's Errors; the
+// error is for the request as a whole. The controller's time limit is set
+// as for CreateTopics.
+func (c *Client) CreatePartitions(ctx context.Context, req *CreatePartitionsRequest) (*CreatePartitionsResponse, error) {
+	if req == nil {
+		return nil, errors.New("creating partitions: nil request")
+	}
+	preq := &protocol.CreatePartitionsRequest{
+		TimeoutMs:    c.clientAdminTimeoutMs(ctx, defaultCreatePartitionsTimeout),
+		ValidateOnly: req.ValidateOnly,
+	}
+	for _, t := range req.Topics {
+		pt := protocol.CreatePartitionsRequestTopic{Name: t.Name, Count: t.Count}
+		// Left nil (null on the wire) when empty: the controller places them.
+		for _, a := range t.TopicPartitionAssignments {
+			pt.Assignments = append(pt.Assignments, protocol.CreatePartitionsRequestAssignment{BrokerIDs: a.BrokerIDs})
+		}
+		preq.Topics = append(preq.Topics, pt)
+	}
+
+	m, err := c.clientAdminToController(ctx, req.Addr, preq)
+	if err != nil {
+		return nil, fmt.Errorf("creating partitions: %w", err)
+	}
+	resp, ok := m.(*protocol.CreatePartitionsResponse)
+	if !ok {
+		return nil, fmt.Errorf("creating partitions: unexpected response %T", m)
+	}
+	out := &CreatePartitionsResponse{
+		Throttle: clientAdminDuration(resp.ThrottleTimeMs),
+		Errors:   make(map[string]error, len(resp.Results)),
+	}
+	for _, r := range resp.Results {
+		out.Errors[r.Name] = makeError(r.ErrorCode, deref(r.ErrorMessage))
+	}
+	return out, nil
+}
+
+// clientAdminToController sends req to the controller of the cluster at
+// addr (the request's, else the Client's), within Client.Timeout.
+func (c *Client) clientAdminToController(ctx context.Context, addr net.Addr, req protocol.Request) (protocol.Response, error) {
+	addr, err := c.address(addr)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	return c.toController(ctx, addr, req)
+}
+
+// clientAdminTimeoutMs is the time limit given to the broker in requests
+// that carry one, as kafka-go computes it: half the smaller of
+// Client.Timeout and the time left on ctx, or def when Client.Timeout is
+// not set (ctx's deadline alone does not count).
+func (c *Client) clientAdminTimeoutMs(ctx context.Context, def time.Duration) int32 {
+	d := c.Timeout
+	if deadline, ok := ctx.Deadline(); ok {
+		if left := time.Until(deadline); left < d {
+			d = left
+		}
+	}
+	if d > 0 {
+		d /= 2
+	} else {
+		d = def
+	}
+	ms := d.Milliseconds()
+	if ms > math.MaxInt32 {
+		ms = math.MaxInt32
+	}
+	return int32(ms)
+}
+
+// clientAdminDuration converts a throttle time in milliseconds.
+func clientAdminDuration(ms int32) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// clientAdminInt32s converts broker ids or partitions; nil stays nil.
+func clientAdminInt32s(s []int) []int32 {
+	if s == nil {
+		return nil
+	}
+	out := make([]int32, len(s))
+	for i, x := range s {
+		out[i] = int32(x)
+	}
+	return out
+}
+
+// clientAdminInts is the reverse of clientAdminInt32s.
+func clientAdminInts(s []int32) []int {
+	if s == nil {
+		return nil
+	}
+	out := make([]int, len(s))
+	for i, x := range s {
+		out[i] = int(x)
+	}
+	return out
+}
