@@ -416,18 +416,20 @@ func (c *Client) IncrementalAlterConfigs(ctx context.Context, req *IncrementalAl
 const clientConfigsBrokerLogger int8 = 8
 
 // clientConfigsCall is one request of a config method: the resources (by
-// index in the method's request) sent together, and the answer.
+// index in the method's request) sent together to one broker, and the
+// answer.
 type clientConfigsCall struct {
-	broker int32 // -1: the controller
+	broker int32 // -1: any broker (the cluster names no controller)
 	idx    []int
 	resp   protocol.Response
 }
 
 // clientConfigsCalls sends the n resources of a config request where they
 // must go: those of one broker (named by its id) to that broker, all the
-// others together to the controller. resource describes resource i, and
-// build makes the request for a set of them. The calls are made one after
-// the other, in the order of each destination's first resource.
+// others together to the controller (with the controller's own, if any).
+// resource describes resource i, and build makes the request for a set of
+// them. The calls are made one after the other, in the order of each
+// destination's first resource.
 func (c *Client) clientConfigsCalls(ctx context.Context, reqAddr net.Addr, n int,
 	resource func(i int) (int8, string), build func(idx []int) protocol.Request) ([]clientConfigsCall, error) {
 	addr, err := c.address(reqAddr)
@@ -437,47 +439,56 @@ func (c *Client) clientConfigsCalls(ctx context.Context, reqAddr net.Addr, n int
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 
-	var calls []clientConfigsCall
-	pos := map[int32]int{}
-	for i := 0; i < n; i++ {
+	// Check the names before asking anything of the cluster.
+	targets := make([]int32, n)
+	for i := range targets {
 		typ, name := resource(i)
-		broker := int32(-1)
+		targets[i] = -1
 		if (typ == int8(ResourceTypeBroker) || typ == clientConfigsBrokerLogger) && name != "" {
 			id, err := strconv.ParseInt(name, 10, 32)
 			if err != nil || id < 0 {
 				return nil, fmt.Errorf("broker resource %q: not a broker id", name)
 			}
-			broker = int32(id)
+			targets[i] = int32(id)
 		}
-		k, ok := pos[broker]
-		if !ok {
-			k = len(calls)
-			pos[broker] = k
-			calls = append(calls, clientConfigsCall{broker: broker})
-		}
-		calls[k].idx = append(calls[k].idx, i)
-	}
-	if len(calls) == 0 {
-		// No resources: the controller still answers, with nothing.
-		calls = append(calls, clientConfigsCall{broker: -1})
 	}
 
 	cl, err := c.metadata(ctx, addr, []string{})
 	if err != nil {
 		return nil, err
 	}
+	controller := int32(-1)
+	if _, known := cl.brokers[cl.controller]; known {
+		controller = cl.controller
+	}
+
+	var calls []clientConfigsCall
+	pos := map[int32]int{}
+	for i, id := range targets {
+		if id < 0 {
+			id = controller
+		}
+		k, ok := pos[id]
+		if !ok {
+			k = len(calls)
+			pos[id] = k
+			calls = append(calls, clientConfigsCall{broker: id})
+		}
+		calls[k].idx = append(calls[k].idx, i)
+	}
+	if len(calls) == 0 {
+		// No resources: the controller still answers, with nothing.
+		calls = append(calls, clientConfigsCall{broker: controller})
+	}
+
 	for k := range calls {
 		call := &calls[k]
 		req := build(call.idx)
-		id := call.broker
-		if id < 0 {
-			id = cl.controller
-		}
-		if _, known := cl.brokers[id]; !known && call.broker < 0 {
-			// No controller among the brokers: any broker will do.
+		if call.broker < 0 {
+			// No controller among the brokers: any broker forwards it.
 			call.resp, err = c.roundTrip(ctx, addr, req)
 		} else {
-			call.resp, err = c.toBroker(ctx, cl, id, req)
+			call.resp, err = c.toBroker(ctx, cl, call.broker, req)
 		}
 		if err != nil {
 			return nil, err
