@@ -17,12 +17,6 @@ import (
 // id, except TxnOffsetCommit, which goes to the coordinator of the group
 // whose offsets it commits.
 
-// clientTxnCoordinator is FindCoordinator's key type for transactional ids.
-const clientTxnCoordinator int8 = 1
-
-// clientGroupCoordinator is FindCoordinator's key type for groups.
-const clientGroupCoordinator int8 = 0
-
 // AddPartitionToTxn is a partition to add to a transaction.
 type AddPartitionToTxn struct {
 	// Partition is the partition's index in its topic.
@@ -97,7 +91,7 @@ func (c *Client) AddPartitionsToTxn(ctx context.Context, req *AddPartitionsToTxn
 	}
 
 	var r *protocol.AddPartitionsToTxnResponse
-	if err := clientTxnSend(c, ctx, req.Addr, req.TransactionalID, clientTxnCoordinator, preq, &r); err != nil {
+	if err := clientTxnSend(c, ctx, req.Addr, req.TransactionalID, protocol.CoordinatorKeyTypeTransaction, preq, &r); err != nil {
 		return nil, fmt.Errorf("%s: adding partitions to transaction %q: %w", op, req.TransactionalID, err)
 	}
 	res := &AddPartitionsToTxnResponse{
@@ -166,7 +160,7 @@ func (c *Client) AddOffsetsToTxn(ctx context.Context, req *AddOffsetsToTxnReques
 		GroupID:         req.GroupID,
 	}
 	var r *protocol.AddOffsetsToTxnResponse
-	if err := clientTxnSend(c, ctx, req.Addr, req.TransactionalID, clientTxnCoordinator, preq, &r); err != nil {
+	if err := clientTxnSend(c, ctx, req.Addr, req.TransactionalID, protocol.CoordinatorKeyTypeTransaction, preq, &r); err != nil {
 		return nil, fmt.Errorf("%s: adding the offsets of group %q to transaction %q: %w", op, req.GroupID, req.TransactionalID, err)
 	}
 	return &AddOffsetsToTxnResponse{
@@ -228,7 +222,7 @@ func (c *Client) EndTxn(ctx context.Context, req *EndTxnRequest) (*EndTxnRespons
 		Committed:       req.Committed,
 	}
 	var r *protocol.EndTxnResponse
-	if err := clientTxnSend(c, ctx, req.Addr, req.TransactionalID, clientTxnCoordinator, preq, &r); err != nil {
+	if err := clientTxnSend(c, ctx, req.Addr, req.TransactionalID, protocol.CoordinatorKeyTypeTransaction, preq, &r); err != nil {
 		return nil, fmt.Errorf("%s: ending transaction %q: %w", op, req.TransactionalID, err)
 	}
 	return &EndTxnResponse{
@@ -341,7 +335,7 @@ func (c *Client) TxnOffsetCommit(ctx context.Context, req *TxnOffsetCommitReques
 	}
 
 	var r *protocol.TxnOffsetCommitResponse
-	if err := clientTxnSend(c, ctx, req.Addr, req.GroupID, clientGroupCoordinator, preq, &r); err != nil {
+	if err := clientTxnSend(c, ctx, req.Addr, req.GroupID, protocol.CoordinatorKeyTypeGroup, preq, &r); err != nil {
 		return nil, fmt.Errorf("%s: committing offsets of group %q in transaction %q: %w", op, req.GroupID, req.TransactionalID, err)
 	}
 	res := &TxnOffsetCommitResponse{

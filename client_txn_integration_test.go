@@ -7,6 +7,7 @@ package kafka_test
 // committed offset.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -23,7 +24,6 @@ import (
 // ctxnTxn is one producer's transactional state: what the requests of a
 // transaction carry.
 type ctxnTxn struct {
-	tr       *kafka.Transport
 	client   *kafka.Client
 	id       string
 	pid      int64
@@ -32,8 +32,9 @@ type ctxnTxn struct {
 }
 
 // ctxnCoordinator finds the broker coordinating key (keyType 0: a group,
-// 1: a transactional id). The transaction log is created on first use, so
-// a fresh cluster answers COORDINATOR_NOT_AVAILABLE for a while: that is
+// 1: a transactional id), for the requests the test sends by hand. The
+// offsets topic and the transaction log are created on first use, so a
+// fresh cluster answers COORDINATOR_NOT_AVAILABLE for a while: that is
 // retried.
 func ctxnCoordinator(t *testing.T, ctx context.Context, tr *kafka.Transport, c *ktesting.Cluster, key string, keyType int8) net.Addr {
 	t.Helper()
@@ -63,29 +64,25 @@ func ctxnCoordinator(t *testing.T, ctx context.Context, tr *kafka.Transport, c *
 }
 
 // ctxnInitProducer gets a producer id and epoch for a new transactional
-// id from its coordinator.
+// id with Client.InitProducerID. The transaction log is created on first
+// use, so a fresh cluster refuses for a while (no coordinator, loading):
+// that is retried.
 func ctxnInitProducer(t *testing.T, ctx context.Context, c *ktesting.Cluster, tr *kafka.Transport) *ctxnTxn {
 	t.Helper()
 	txn := &ctxnTxn{
-		tr:     tr,
 		client: &kafka.Client{Addr: kafka.TCP(c.Brokers...), Timeout: itTimeout, Transport: tr},
 		id:     "ctxn-" + ktesting.UniqueTopic(t),
 	}
-	eventually(t, 30*time.Second, "InitProducerId for "+txn.id, func() bool {
-		coord := ctxnCoordinator(t, ctx, tr, c, txn.id, 1)
-		resp, err := tr.RoundTrip(ctx, coord, &protocol.InitProducerIdRequest{
-			TransactionalID: &txn.id, TransactionTimeoutMs: 30000, ProducerID: -1, ProducerEpoch: -1,
-		})
+	eventually(t, 30*time.Second, "InitProducerID for "+txn.id, func() bool {
+		resp, err := txn.client.InitProducerID(ctx, &kafka.InitProducerIDRequest{TransactionalID: txn.id, TransactionTimeoutMs: 30000})
+		if err == nil {
+			err = resp.Error
+		}
 		if err != nil {
-			t.Logf("InitProducerId: %v", err)
+			t.Logf("InitProducerID: %v", err)
 			return false
 		}
-		r := resp.(*protocol.InitProducerIdResponse)
-		if r.ErrorCode != 0 {
-			t.Logf("InitProducerId: %v", kafka.Error(r.ErrorCode)) // the coordinator loading its log
-			return false
-		}
-		txn.pid, txn.epoch = r.ProducerID, r.ProducerEpoch
+		txn.pid, txn.epoch = int64(resp.Producer.ProducerID), int16(resp.Producer.ProducerEpoch)
 		return true
 	})
 	return txn
@@ -118,9 +115,10 @@ func (txn *ctxnTxn) addPartition(t *testing.T, ctx context.Context, topic string
 	})
 }
 
-// produce writes values to topic/0 as one transactional batch, at the
-// partition's leader.
-func (txn *ctxnTxn) produce(t *testing.T, ctx context.Context, c *ktesting.Cluster, topic string, values ...string) {
+// produce writes values to topic/0 as one transactional batch (built
+// here: producer id, epoch, sequence and the transactional attribute),
+// through Client.RawProduce with the transactional id.
+func (txn *ctxnTxn) produce(t *testing.T, ctx context.Context, topic string, values ...string) {
 	t.Helper()
 	b := protocol.NewRecordBatchBuilder()
 	b.Transactional = true
@@ -133,21 +131,15 @@ func (txn *ctxnTxn) produce(t *testing.T, ctx context.Context, c *ktesting.Clust
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := partitionsOn(c.Brokers[0], topic)
-	if err != nil || len(ps) == 0 {
-		t.Fatalf("partitions of %s: %v %v", topic, ps, err)
-	}
-	leader := kafka.TCP(net.JoinHostPort(ps[0].Leader.Host, strconv.Itoa(ps[0].Leader.Port)))
-	resp, err := txn.tr.RoundTrip(ctx, leader, &protocol.ProduceRequest{
-		TransactionalID: &txn.id, Acks: -1, TimeoutMs: 10000,
-		Topics: []protocol.ProduceRequestTopic{{Name: topic, Partitions: []protocol.ProduceRequestPartition{{Index: 0, Records: batch}}}},
+	resp, err := txn.client.RawProduce(ctx, &kafka.RawProduceRequest{
+		Topic: topic, Partition: 0, RequiredAcks: kafka.RequireAll, TransactionalID: txn.id,
+		RawRecords: protocol.RawRecordSet{Reader: bytes.NewReader(batch)},
 	})
 	if err != nil {
 		t.Fatalf("producing to %s/0: %v", topic, err)
 	}
-	p := resp.(*protocol.ProduceResponse).Topics[0].Partitions[0]
-	if p.ErrorCode != 0 {
-		t.Fatalf("producing to %s/0: %v", topic, kafka.Error(p.ErrorCode))
+	if resp.Error != nil {
+		t.Fatalf("producing to %s/0: %v", topic, resp.Error)
 	}
 	txn.sequence += int32(len(values))
 }
@@ -187,12 +179,13 @@ func (txn *ctxnTxn) end(t *testing.T, ctx context.Context, commit bool) {
 
 // ctxnStableOffset polls the group's committed offset of topic/0 until no
 // transaction holds it (OffsetFetch with RequireStable answers
-// UNSTABLE_OFFSET_COMMIT until the markers are written) and returns it.
+// UNSTABLE_OFFSET_COMMIT until the markers are written) and returns it. A
+// coordinator still loading or moved is asked again.
 func ctxnStableOffset(t *testing.T, ctx context.Context, c *ktesting.Cluster, tr *kafka.Transport, group, topic string) (offset int64, metadata string) {
 	t.Helper()
-	coord := ctxnCoordinator(t, ctx, tr, c, group, 0)
 	topics := []protocol.OffsetFetchRequestTopic{{Name: topic, PartitionIndexes: []int32{0}}}
 	eventually(t, 20*time.Second, "a stable committed offset of "+group, func() bool {
+		coord := ctxnCoordinator(t, ctx, tr, c, group, protocol.CoordinatorKeyTypeGroup)
 		resp, err := tr.RoundTrip(ctx, coord, &protocol.OffsetFetchRequest{
 			GroupID: group, Topics: topics, RequireStable: true,
 			Groups: []protocol.OffsetFetchRequestGroup{{GroupID: group, MemberEpoch: -1, Topics: topics}},
@@ -212,15 +205,33 @@ func ctxnStableOffset(t *testing.T, ctx context.Context, c *ktesting.Cluster, tr
 				metadata = *p.Metadata
 			}
 		}
-		if errors.Is(kafka.Error(code), kafka.UnstableOffsetCommit) {
+		switch err := kafka.Error(code); {
+		case code == 0:
+			return true
+		case err == kafka.UnstableOffsetCommit, err == kafka.GroupLoadInProgress,
+			err == kafka.GroupCoordinatorNotAvailable, err == kafka.NotCoordinatorForGroup:
+			t.Logf("OffsetFetch: %v", err)
+			return false
+		default:
+			t.Fatalf("OffsetFetch: %v", err)
 			return false
 		}
-		if code != 0 {
-			t.Fatalf("OffsetFetch: %v", kafka.Error(code))
-		}
-		return true
 	})
 	return offset, metadata
+}
+
+// ctxnCheckOffsetFetch checks with Client.OffsetFetch that group has
+// offset want for topic/0.
+func ctxnCheckOffsetFetch(t *testing.T, ctx context.Context, client *kafka.Client, group, topic string, want int64) {
+	t.Helper()
+	resp, err := client.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: {0}}})
+	if err != nil || resp.Error != nil {
+		t.Fatalf("OffsetFetch: %+v, %v", resp, err)
+	}
+	ps := resp.Topics[topic]
+	if len(ps) != 1 || ps[0].Partition != 0 || ps[0].Error != nil || ps[0].CommittedOffset != want {
+		t.Errorf("OffsetFetch of %s: %+v, want offset %d of partition 0", group, resp.Topics, want)
+	}
 }
 
 // ctxnRead reads topic/0 from the start with isolation until it has read
@@ -269,7 +280,7 @@ func TestClientTxnIntegrationCommitAndAbort(t *testing.T) {
 
 	// Transaction 1: committed.
 	txn.addPartition(t, ctx, topic)
-	txn.produce(t, ctx, c, topic, "c0", "c1", "c2")
+	txn.produce(t, ctx, topic, "c0", "c1", "c2")
 	txn.commitOffset(t, ctx, group, topic, 42)
 	txn.end(t, ctx, true)
 
@@ -279,10 +290,11 @@ func TestClientTxnIntegrationCommitAndAbort(t *testing.T) {
 	if off, meta := ctxnStableOffset(t, ctx, c, tr, group, topic); off != 42 || meta != "ctxn" {
 		t.Errorf("committed offset after the commit: %d (metadata %q), want 42 (%q)", off, meta, "ctxn")
 	}
+	ctxnCheckOffsetFetch(t, ctx, txn.client, group, topic, 42)
 
 	// Transaction 2: aborted.
 	txn.addPartition(t, ctx, topic)
-	txn.produce(t, ctx, c, topic, "a0", "a1")
+	txn.produce(t, ctx, topic, "a0", "a1")
 	txn.commitOffset(t, ctx, group, topic, 99)
 	txn.end(t, ctx, false)
 
@@ -301,6 +313,7 @@ func TestClientTxnIntegrationCommitAndAbort(t *testing.T) {
 	if off, _ := ctxnStableOffset(t, ctx, c, tr, group, topic); off != 42 {
 		t.Errorf("committed offset after the abort: %d, want 42 (the aborted 99 discarded)", off)
 	}
+	ctxnCheckOffsetFetch(t, ctx, txn.client, group, topic, 42)
 
 	// The producer's epoch is still current: a stale one is fenced.
 	resp, err := txn.client.AddPartitionsToTxn(ctx, &kafka.AddPartitionsToTxnRequest{
@@ -349,7 +362,7 @@ func TestClientTxnIntegrationErrors(t *testing.T) {
 
 	// Offsets for a topic that does not exist.
 	group := "ctxn-group-" + ktesting.UniqueTopic(t)
-	ctxnCoordinator(t, ctx, tr, c, group, 0)
+	ctxnCoordinator(t, ctx, tr, c, group, protocol.CoordinatorKeyTypeGroup)
 	missing := "ctxn-missing-" + ktesting.UniqueTopic(t)
 	cr, err := txn.client.TxnOffsetCommit(ctx, &kafka.TxnOffsetCommitRequest{
 		TransactionalID: txn.id, GroupID: group,
