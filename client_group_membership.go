@@ -143,7 +143,7 @@ func (c *Client) JoinGroup(ctx context.Context, req *JoinGroupRequest) (*JoinGro
 		join.Protocols = append(join.Protocols, protocol.JoinGroupRequestProtocol{Name: p.Name, Metadata: sub.AppendTo(nil)})
 	}
 
-	m, err := c.clientGroupsToCoordinator(ctx, req.Addr, req.GroupID, join)
+	m, err := c.clientGroupsToCoordinatorAlone(ctx, req.Addr, req.GroupID, join)
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).JoinGroup: %w", err)
 	}
@@ -277,7 +277,7 @@ func (c *Client) SyncGroup(ctx context.Context, req *SyncGroupRequest) (*SyncGro
 		sync.Assignments = append(sync.Assignments, protocol.SyncGroupRequestAssignment{MemberID: a.MemberID, Assignment: as.AppendTo(nil)})
 	}
 
-	m, err := c.clientGroupsToCoordinator(ctx, req.Addr, req.GroupID, sync)
+	m, err := c.clientGroupsToCoordinatorAlone(ctx, req.Addr, req.GroupID, sync)
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).SyncGroup: %w", err)
 	}
@@ -471,6 +471,42 @@ func (c *Client) clientGroupsToCoordinator(ctx context.Context, addr net.Addr, g
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	return c.toCoordinator(ctx, addr, group, protocol.CoordinatorKeyTypeGroup, req)
+}
+
+// clientGroupsToCoordinatorAlone is clientGroupsToCoordinator for the
+// requests a coordinator holds until a rebalance completes (JoinGroup, a
+// follower's SyncGroup). Transport shares one connection per broker and
+// sends one request at a time on it, so such a request would hold back every
+// other request of the Client to that broker, the other members' JoinGroup
+// and Heartbeat included: members sharing a Client could then never
+// rebalance together. With a *Transport it goes on a connection of its own,
+// closed once answered; other RoundTrippers get it as any request.
+func (c *Client) clientGroupsToCoordinatorAlone(ctx context.Context, addr net.Addr, group string, req protocol.Request) (protocol.Response, error) {
+	tr, ok := c.transport().(*Transport)
+	if !ok {
+		return c.clientGroupsToCoordinator(ctx, addr, group, req)
+	}
+	addr, err := c.address(addr)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	b, err := c.findCoordinator(ctx, addr, group, protocol.CoordinatorKeyTypeGroup)
+	if err != nil {
+		return nil, err
+	}
+	to := brokerAddr(b)
+	conn, err := tr.newDialer(nil).DialContext(ctx, "tcp", to.String())
+	if err != nil {
+		return nil, fmt.Errorf("sending %s to %s: %w", req.Key(), to, err)
+	}
+	defer conn.Close()
+	resp, err := sendRequest(ctx, conn, req)
+	if err != nil {
+		return nil, fmt.Errorf("sending %s to %s: %w", req.Key(), to, err)
+	}
+	return resp, nil
 }
 
 // clientGroupsTopicPartitions converts kafka-go's topic → partitions maps

@@ -234,3 +234,58 @@ func TestClientGroupsMembershipOldBrokers(t *testing.T) {
 }
 
 func clientGroupsStrPtr(s string) *string { return &s }
+
+// Two members sharing one Client rebalance together: while the coordinator
+// holds the second member's JoinGroup, the first one's heartbeat and rejoin
+// still get through (the held request must not block the Client's other
+// requests to the coordinator until the rebalance times out).
+func TestClientGroupsTwoMembersOneClient(t *testing.T) {
+	c, client := clientGroupsFake(t, 2, 2)
+	ctx := clientGroupsCtx(t)
+	co := c.Broker(2)
+	join := func(id string) *JoinGroupResponse {
+		t.Helper()
+		r, err := client.JoinGroup(ctx, &JoinGroupRequest{GroupID: "two", MemberID: id, ProtocolType: "consumer",
+			SessionTimeout: 30 * time.Second, RebalanceTimeout: 15 * time.Second,
+			Protocols: []GroupProtocol{{Name: "range", Metadata: GroupProtocolSubscription{Topics: []string{"t"}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a := join("")
+	a = join(a.MemberID)
+	if a.Error != nil || a.GenerationID != 1 {
+		t.Fatalf("first member: %+v", a)
+	}
+	if s, err := client.SyncGroup(ctx, &SyncGroupRequest{GroupID: "two", GenerationID: a.GenerationID, MemberID: a.MemberID}); err != nil || s.Error != nil {
+		t.Fatalf("first member's SyncGroup: %+v, %v", s, err)
+	}
+
+	b := join("")
+	joins := co.Requests(protocol.JoinGroup)
+	held := make(chan *JoinGroupResponse, 1)
+	go func() {
+		r, err := client.JoinGroup(ctx, &JoinGroupRequest{GroupID: "two", MemberID: b.MemberID, ProtocolType: "consumer",
+			SessionTimeout: 30 * time.Second, RebalanceTimeout: 15 * time.Second,
+			Protocols: []GroupProtocol{{Name: "range", Metadata: GroupProtocolSubscription{Topics: []string{"t"}}}}})
+		if err != nil {
+			t.Error(err)
+		}
+		held <- r
+	}()
+	<-co.Await(protocol.JoinGroup, joins+1) // the coordinator holds it
+
+	hb, err := client.Heartbeat(ctx, &HeartbeatRequest{GroupID: "two", GenerationID: int32(a.GenerationID), MemberID: a.MemberID})
+	if err != nil || !errors.Is(hb.Error, RebalanceInProgress) {
+		t.Fatalf("first member's heartbeat during the rebalance: %+v, %v; want RebalanceInProgress", hb, err)
+	}
+	a2 := join(a.MemberID)
+	b2 := <-held
+	if b2 == nil {
+		t.FailNow()
+	}
+	if a2.Error != nil || b2.Error != nil || a2.GenerationID != 2 || b2.GenerationID != 2 || len(a2.Members) != 2 {
+		t.Errorf("rejoined: %+v and %+v; want both in generation 2, the first leading", a2, b2)
+	}
+}
