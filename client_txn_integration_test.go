@@ -376,8 +376,24 @@ func TestClientTxnIntegrationErrors(t *testing.T) {
 		t.Errorf("TxnOffsetCommit for a missing topic: %+v, want UnknownTopicOrPartition", cr.Topics)
 	}
 
-	// Offsets of a group the transaction did not add.
+	// Adding a missing topic's partition: refused, and the request's other
+	// partitions are not attempted.
 	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: 1})
+	apr, err := txn.client.AddPartitionsToTxn(ctx, &kafka.AddPartitionsToTxnRequest{
+		TransactionalID: txn.id, ProducerID: int(txn.pid), ProducerEpoch: int(txn.epoch),
+		Topics: map[string][]kafka.AddPartitionToTxn{missing: {{Partition: 0}}, topic: {{Partition: 0}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ps := apr.Topics[missing]; len(ps) != 1 || !errors.Is(ps[0].Error, kafka.UnknownTopicOrPartition) {
+		t.Errorf("AddPartitionsToTxn of a missing topic: %+v, want UnknownTopicOrPartition", apr.Topics)
+	}
+	if ps := apr.Topics[topic]; len(ps) != 1 || !errors.Is(ps[0].Error, kafka.OperationNotAttempted) {
+		t.Errorf("AddPartitionsToTxn of an existing topic next to a missing one: %+v, want OperationNotAttempted", apr.Topics)
+	}
+
+	// Offsets of a group the transaction did not add.
 	cr, err = txn.client.TxnOffsetCommit(ctx, &kafka.TxnOffsetCommitRequest{
 		TransactionalID: txn.id, GroupID: group,
 		ProducerID: int(txn.pid), ProducerEpoch: int(txn.epoch), GenerationID: -1,
