@@ -2,10 +2,15 @@ package kafka
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand"
+	"net"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -369,5 +374,71 @@ func TestClientFetchRecordsOutliveReads(t *testing.T) {
 		if s, _ := clientFetchString(v); s != want[i] {
 			t.Fatalf("value %d = %q; want %q", i, s, want[i])
 		}
+	}
+}
+
+// TestClientFetchHostileFrames answers the Fetch with broken frames, from a
+// raw peer (a fake broker only sends well-formed ones): the method fails
+// with an error saying what it was doing, without panicking or trusting
+// lengths for allocation.
+func TestClientFetchHostileFrames(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer func(frame []byte) ([]byte, bool)
+	}{
+		{"truncated frame then close", func(f []byte) ([]byte, bool) { return f[:len(f)/2], true }},
+		{"size prefix claims 2 GB", func(f []byte) ([]byte, bool) { return binary.BigEndian.AppendUint32(nil, 2_000_000_000), false }},
+		{"garbage body", func(f []byte) ([]byte, bool) {
+			body := append(append([]byte(nil), f[4:8]...), bytes.Repeat([]byte{0xde, 0xad, 0xbe, 0xef}, 16)...)
+			return append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...), false
+		}},
+		{"body cut inside the records", func(f []byte) ([]byte, bool) {
+			f = append([]byte(nil), f[:len(f)-40]...)
+			binary.BigEndian.PutUint32(f, uint32(len(f)-4))
+			return f, false
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var host string
+			var port int32
+			rb := newCtRawBroker(t, func(hdr protocol.RequestHeader, req protocol.Request) ([]byte, bool) {
+				flexible := protocol.IsFlexible(req, hdr.Version)
+				switch hdr.Key {
+				case protocol.Metadata:
+					resp := &protocol.MetadataResponse{
+						Brokers:      []protocol.MetadataResponseBroker{{NodeID: 1, Host: host, Port: port}},
+						ControllerID: 1,
+						Topics: []protocol.MetadataResponseTopic{{Name: ctTopic, Partitions: []protocol.MetadataResponsePartition{{
+							LeaderID: 1, ReplicaNodes: []int32{1}, IsrNodes: []int32{1},
+						}}}},
+					}
+					return protocol.AppendResponse(nil, resp, hdr.Version, flexible, hdr.CorrelationID), false
+				case protocol.Fetch:
+					return tc.answer(ctFetchFrame(t, hdr, hdr.CorrelationID))
+				}
+				t.Errorf("raw broker: unexpected %s", hdr.Key)
+				return nil, true
+			})
+			h, p, _ := net.SplitHostPort(rb.ln.Addr().String())
+			n, _ := strconv.Atoi(p)
+			host, port = h, int32(n)
+			tr := &Transport{}
+			t.Cleanup(tr.CloseIdleConnections)
+			c := &Client{Addr: TCP(rb.ln.Addr().String()), Transport: tr, Timeout: 5 * time.Second}
+
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			res, err := c.Fetch(clientProduceCtx(t), &FetchRequest{Topic: ctTopic, MaxBytes: 1 << 20})
+			runtime.ReadMemStats(&after)
+			if err == nil {
+				t.Fatalf("Fetch = %+v; want an error", res)
+			}
+			if msg := err.Error(); !strings.Contains(msg, "kafka.(*Client).Fetch: fetching "+ctTopic+"/0") || !strings.Contains(msg, "Fetch v12") {
+				t.Errorf("error %q does not say what was being done", msg)
+			}
+			if grown := after.TotalAlloc - before.TotalAlloc; grown > 64<<20 {
+				t.Errorf("the answer made Fetch allocate %d bytes", grown)
+			}
+		})
 	}
 }
