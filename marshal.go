@@ -31,7 +31,17 @@ import (
 //
 // Encoding uses reflection, compiled once per type; nothing else in this
 // package uses it.
-func Marshal(v interface{}) ([]byte, error) {
+func Marshal(v interface{}) ([]byte, error) { return marshalAt(-1, v) }
+
+// Unmarshal decodes b, in the format Marshal writes, into the value v
+// points to. Bytes left after the value are ignored; too few bytes give an
+// error matching io.ErrUnexpectedEOF.
+func Unmarshal(b []byte, v interface{}) error { return unmarshalAt(-1, b, v) }
+
+// marshalAt encodes the fields that exist at version (-1: the unversioned
+// ones), as kafka-go's Version.Marshal does. (kafka-go's Version type
+// cannot be declared here while the package's Version constant exists.)
+func marshalAt(version int16, v interface{}) ([]byte, error) {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer {
 		if rv.IsNil() {
@@ -42,7 +52,7 @@ func Marshal(v interface{}) ([]byte, error) {
 	if !rv.IsValid() {
 		return nil, errors.New("kafka.Marshal: nil value")
 	}
-	c, err := marshalCodecFor(rv.Type(), false)
+	c, err := marshalCodecFor(rv.Type(), version, false)
 	if err != nil {
 		return nil, fmt.Errorf("kafka.Marshal: %w", err)
 	}
@@ -56,15 +66,14 @@ func Marshal(v interface{}) ([]byte, error) {
 	return out, nil
 }
 
-// Unmarshal decodes b, in the format Marshal writes, into the value v
-// points to. Bytes left after the value are ignored; too few bytes give an
-// error matching io.ErrUnexpectedEOF.
-func Unmarshal(b []byte, v interface{}) error {
+// unmarshalAt decodes the fields that exist at version, as marshalAt
+// encodes them.
+func unmarshalAt(version int16, b []byte, v interface{}) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return fmt.Errorf("kafka.Unmarshal: need a non-nil pointer, not %T", v)
 	}
-	c, err := marshalCodecFor(rv.Type().Elem(), true)
+	c, err := marshalCodecFor(rv.Type().Elem(), version, true)
 	if err != nil {
 		return fmt.Errorf("kafka.Unmarshal: %w", err)
 	}
@@ -114,6 +123,7 @@ type marshalField struct {
 
 type marshalKey struct {
 	typ      reflect.Type
+	version  int16
 	nullable bool
 	decode   bool
 }
@@ -121,13 +131,13 @@ type marshalKey struct {
 var marshalCodecs sync.Map // marshalKey -> *marshalCodec
 
 // marshalCodecFor returns the codec of t as a top-level value (nullable).
-func marshalCodecFor(t reflect.Type, decode bool) (*marshalCodec, error) {
-	key := marshalKey{t, true, decode}
+func marshalCodecFor(t reflect.Type, version int16, decode bool) (*marshalCodec, error) {
+	key := marshalKey{t, version, true, decode}
 	if c, ok := marshalCodecs.Load(key); ok {
 		return c.(*marshalCodec), nil
 	}
 	building := map[marshalKey]*marshalCodec{}
-	c, err := marshalCompile(t, true, decode, building)
+	c, err := marshalCompile(t, version, true, decode, building)
 	if err != nil {
 		return nil, err
 	}
@@ -135,8 +145,8 @@ func marshalCodecFor(t reflect.Type, decode bool) (*marshalCodec, error) {
 	return c, nil
 }
 
-func marshalCompile(t reflect.Type, nullable, decode bool, building map[marshalKey]*marshalCodec) (*marshalCodec, error) {
-	key := marshalKey{t, nullable, decode}
+func marshalCompile(t reflect.Type, version int16, nullable, decode bool, building map[marshalKey]*marshalCodec) (*marshalCodec, error) {
+	key := marshalKey{t, version, nullable, decode}
 	if c := building[key]; c != nil {
 		return c, nil // a recursive type: filled in by the outer call
 	}
@@ -172,7 +182,7 @@ func marshalCompile(t reflect.Type, nullable, decode bool, building map[marshalK
 		}
 		c.kind, c.minSize = marshalSlice, 4
 		// Array elements take the array's nullability, as in kafka-go.
-		elem, err := marshalCompile(t.Elem(), nullable, decode, building)
+		elem, err := marshalCompile(t.Elem(), version, nullable, decode, building)
 		if err != nil {
 			return nil, err
 		}
@@ -184,14 +194,14 @@ func marshalCompile(t reflect.Type, nullable, decode bool, building map[marshalK
 			if !f.IsExported() && f.Name != "_" {
 				continue
 			}
-			use, fnull, err := marshalFieldTag(f)
+			use, fnull, err := marshalFieldTag(f, version)
 			if err != nil {
 				return nil, fmt.Errorf("field %s of %s: %w", f.Name, t, err)
 			}
 			if !use || f.Type.Size() == 0 { // struct{} markers take no bytes
 				continue
 			}
-			fc, err := marshalCompile(f.Type, fnull, decode, building)
+			fc, err := marshalCompile(f.Type, version, fnull, decode, building)
 			if err != nil {
 				return nil, err
 			}
@@ -204,15 +214,16 @@ func marshalCompile(t reflect.Type, nullable, decode bool, building map[marshalK
 	return c, nil
 }
 
-// marshalFieldTag reads a field's `kafka` tag: whether Marshal encodes the
-// field, and whether it is nullable. The tag holds alternatives separated
-// by '|', each a list of options; the first alternative without versions
-// decides. A field without a tag is encoded; "-" or "" leave it out, as do
-// versioned alternatives only, and tagged fields (flexible messages only).
-func marshalFieldTag(f reflect.StructField) (use, nullable bool, err error) {
+// marshalFieldTag reads a field's `kafka` tag: whether the field is encoded
+// at version, and whether it is nullable. The tag holds alternatives
+// separated by '|', each a list of options; the first alternative whose
+// version range holds version decides (no range: version -1 only). A
+// field without a tag exists at version -1 only; "-" or "" leave it out,
+// and so do tagged fields (flexible messages only, never written here).
+func marshalFieldTag(f reflect.StructField, version int16) (use, nullable bool, err error) {
 	tag, ok := f.Tag.Lookup("kafka")
 	if !ok {
-		return true, false, nil
+		return version == -1, false, nil
 	}
 	if tag == "-" {
 		return false, false, nil
@@ -249,7 +260,7 @@ func marshalFieldTag(f reflect.StructField) (use, nullable bool, err error) {
 		if (min < 0) != (max < 0) || min > max {
 			return false, false, fmt.Errorf("kafka tag %q: invalid version range", tag)
 		}
-		if min < 0 {
+		if min <= int(version) && int(version) <= max {
 			return !tagged, null, nil
 		}
 	}

@@ -227,3 +227,41 @@ func TestRecordMarshalHostileInput(t *testing.T) {
 		_ = Unmarshal(b, &tree)
 	}
 }
+
+type recordMarshalVersioned struct {
+	A int32  `kafka:"min=v0,max=v2"`
+	B string `kafka:"min=v1,max=v3,nullable"`
+	C int8   `kafka:"min=v0,max=v0|min=v2,max=v5"`
+	D int16
+	E []string `kafka:"min=v3,max=v3"`
+}
+
+// The version-aware encoding kafka-go's Version.Marshal does, kept ready
+// for a Version type (the package's Version constant holds the name).
+func TestRecordMarshalVersions(t *testing.T) {
+	v := recordMarshalVersioned{A: 1, C: 3, D: 4}
+	for _, tc := range []struct {
+		version int16
+		want    []byte
+	}{
+		{-1, []byte{0, 4}},                     // D only: no tag, no version
+		{0, []byte{0, 0, 0, 1, 3}},             // A, C
+		{1, []byte{0, 0, 0, 1, 0xff, 0xff}},    // A, B (null)
+		{2, []byte{0, 0, 0, 1, 0xff, 0xff, 3}}, // A, B, C
+		{3, []byte{0xff, 0xff, 3, 0, 0, 0, 0}}, // B, C, E (not nullable: empty)
+		{9, []byte{}},                          // nothing
+	} {
+		got, err := marshalAt(tc.version, v)
+		if err != nil || !bytes.Equal(got, tc.want) {
+			t.Errorf("v%d: % x, %v; want % x", tc.version, got, err, tc.want)
+			continue
+		}
+		var back recordMarshalVersioned
+		if err := unmarshalAt(tc.version, got, &back); err != nil {
+			t.Errorf("v%d: Unmarshal: %v", tc.version, err)
+		}
+		if again, _ := marshalAt(tc.version, back); !bytes.Equal(again, got) {
+			t.Errorf("v%d: decoded %+v encodes as % x", tc.version, back, again)
+		}
+	}
+}
