@@ -202,6 +202,14 @@ func TestClientFetchIntegrationOffsets(t *testing.T) {
 	if got := cprodReadAll(t, res.Records); len(got) != 2 || got[0].value != "a" || res.HighWatermark != 2 || res.LastStableOffset != 2 || res.LogStartOffset != 0 {
 		t.Errorf("Fetch(FirstOffset): %+v, %+v", got, res)
 	}
+	// kafka-go's defaults (MaxBytes 0): the broker still returns the first batch whole.
+	res, err = client.Fetch(ctx, &kafka.FetchRequest{Topic: topic})
+	if err != nil || res.Error != nil {
+		t.Fatalf("Fetch with MaxBytes 0 = %+v, %v", res, err)
+	}
+	if got := cprodReadAll(t, res.Records); len(got) != 2 || got[1].value != "b" {
+		t.Errorf("Fetch with MaxBytes 0: %+v; want the first batch (a, b)", got)
+	}
 	start := time.Now()
 	res, err = client.Fetch(ctx, &kafka.FetchRequest{Topic: topic, Offset: kafka.LastOffset, MinBytes: 1, MaxBytes: 1 << 16, MaxWait: 200 * time.Millisecond, IsolationLevel: kafka.ReadCommitted})
 	if err != nil || res.Error != nil {
