@@ -201,12 +201,12 @@ type SyncGroupRequest struct {
 	// GroupInstanceID is the member's static id, if it has one.
 	GroupInstanceID string
 
-	// ProtocolType is the group's protocol type; checked by brokers that
-	// take it when not empty.
+	// ProtocolType is the group's protocol type. Kafka 2.5 and later
+	// require it and ProtocolName (from JoinGroup's answer), answering
+	// InconsistentGroupProtocol when either is empty or does not match.
 	ProtocolType string
 
-	// ProtocolName is the chosen assignment protocol; checked by brokers
-	// that take it when not empty.
+	// ProtocolName is the assignment protocol JoinGroup chose.
 	ProtocolName string
 
 	// Assignments holds every member's assignment (leader only).

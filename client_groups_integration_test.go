@@ -327,3 +327,102 @@ func TestClientGroupsInitProducerIDIntegration(t *testing.T) {
 		t.Errorf("too long a transaction timeout: %v, want InvalidTransactionTimeout", tooLong.Error)
 	}
 }
+
+// Two members sharing one Client rebalance together on the real
+// coordinator: while it holds the second member's JoinGroup, the first
+// one's heartbeats learn of the rebalance and its rejoin completes it.
+func TestClientGroupsTwoMembersIntegration(t *testing.T) {
+	c := requireRackCluster(t)
+	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: 2})
+	client := cgroupsClient(t, c)
+	ctx := testContext(t, 45*time.Second)
+	group := ktesting.UniqueTopic(t)
+	t.Cleanup(func() {
+		client.DeleteGroups(context.Background(), &kafka.DeleteGroupsRequest{GroupIDs: []string{group}})
+	})
+	join := func(memberID string) (*kafka.JoinGroupResponse, error) {
+		return client.JoinGroup(ctx, &kafka.JoinGroupRequest{
+			GroupID: group, MemberID: memberID, ProtocolType: "consumer",
+			SessionTimeout: 10 * time.Second, RebalanceTimeout: 20 * time.Second,
+			Protocols: []kafka.GroupProtocol{{Name: "range", Metadata: kafka.GroupProtocolSubscription{Topics: []string{topic}}}},
+		})
+	}
+	// joinMember does the member id dance, retrying a coordinator still
+	// loading.
+	joinMember := func() *kafka.JoinGroupResponse {
+		t.Helper()
+		var first *kafka.JoinGroupResponse
+		eventually(t, 30*time.Second, "a JoinGroup answered", func() bool {
+			r, err := join("")
+			switch {
+			case err != nil && cgroupsRetriable(err), err == nil && cgroupsRetriable(r.Error):
+				return false
+			case err != nil:
+				t.Fatalf("JoinGroup: %v", err)
+			}
+			first = r
+			return true
+		})
+		if !errors.Is(first.Error, kafka.MemberIDRequired) {
+			t.Fatalf("first JoinGroup: %+v", first)
+		}
+		return first
+	}
+
+	a, err := join(joinMember().MemberID)
+	if err != nil || a.Error != nil {
+		t.Fatalf("first member: %+v, %v", a, err)
+	}
+	// Without the protocol type and name, Kafka 2.5+ refuses the SyncGroup.
+	s, err := client.SyncGroup(ctx, &kafka.SyncGroupRequest{GroupID: group, GenerationID: a.GenerationID, MemberID: a.MemberID})
+	if err != nil || !errors.Is(s.Error, kafka.InconsistentGroupProtocol) {
+		t.Errorf("SyncGroup without protocol type and name: %+v, %v; want InconsistentGroupProtocol", s, err)
+	}
+	if s, err := client.SyncGroup(ctx, &kafka.SyncGroupRequest{GroupID: group, GenerationID: a.GenerationID, MemberID: a.MemberID,
+		ProtocolType: "consumer", ProtocolName: a.ProtocolName,
+		Assignments: []kafka.SyncGroupRequestAssignment{{MemberID: a.MemberID, Assignment: kafka.GroupProtocolAssignment{
+			AssignedPartitions: map[string][]int{topic: {0, 1}}}}}}); err != nil || s.Error != nil {
+		t.Fatalf("first member's SyncGroup: %+v, %v", s, err)
+	}
+
+	bID := joinMember().MemberID
+	type result struct {
+		r   *kafka.JoinGroupResponse
+		err error
+	}
+	held := make(chan result, 1)
+	go func() {
+		r, err := join(bID) // held by the coordinator until the first member rejoins
+		held <- result{r, err}
+	}()
+	eventually(t, 15*time.Second, "the first member's heartbeat seeing the rebalance", func() bool {
+		hb, err := client.Heartbeat(ctx, &kafka.HeartbeatRequest{GroupID: group, GenerationID: int32(a.GenerationID), MemberID: a.MemberID})
+		if err != nil {
+			t.Fatalf("Heartbeat: %v", err)
+		}
+		if hb.Error != nil && !errors.Is(hb.Error, kafka.RebalanceInProgress) {
+			t.Fatalf("Heartbeat: %v", hb.Error)
+		}
+		return errors.Is(hb.Error, kafka.RebalanceInProgress)
+	})
+	start := time.Now()
+	a2, err := join(a.MemberID)
+	if err != nil || a2.Error != nil {
+		t.Fatalf("first member's rejoin: %+v, %v", a2, err)
+	}
+	b := <-held
+	if b.err != nil || b.r.Error != nil {
+		t.Fatalf("second member's join: %+v, %v", b.r, b.err)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the rebalance took %v: it waited for its timeout", took)
+	}
+	if a2.GenerationID != a.GenerationID+1 || b.r.GenerationID != a2.GenerationID || len(a2.Members)+len(b.r.Members) != 2 {
+		t.Errorf("rejoined: %+v and %+v; want both in the next generation, the leader told of both", a2, b.r)
+	}
+
+	left, err := client.LeaveGroup(ctx, &kafka.LeaveGroupRequest{GroupID: group, Members: []kafka.LeaveGroupRequestMember{{ID: a.MemberID}, {ID: bID}}})
+	if err != nil || left.Error != nil || len(left.Members) != 2 || left.Members[0].Error != nil || left.Members[1].Error != nil {
+		t.Errorf("LeaveGroup of both: %+v, %v", left, err)
+	}
+}
