@@ -359,7 +359,8 @@ type OffsetFetchResponse struct {
 	// Throttle is how long the broker throttled the request (quotas).
 	Throttle time.Duration
 
-	// Topics maps topic names to their partitions' committed offsets.
+	// Topics maps topic names to their partitions' committed offsets,
+	// ordered by partition.
 	Topics map[string][]OffsetFetchPartition
 
 	// Error is the coordinator's error for the whole group, if any;
@@ -450,6 +451,9 @@ func (c *Client) OffsetFetch(ctx context.Context, req *OffsetFetchRequest) (*Off
 		}
 		res.Topics[t.Name] = append(res.Topics[t.Name], ps...)
 	}
+	for _, ps := range res.Topics {
+		sort.SliceStable(ps, func(i, j int) bool { return ps[i].Partition < ps[j].Partition })
+	}
 	return res, nil
 }
 
@@ -487,7 +491,8 @@ type OffsetCommitResponse struct {
 	// Throttle is how long the broker throttled the request (quotas).
 	Throttle time.Duration
 
-	// Topics maps topic names to the outcome of each partition's commit.
+	// Topics maps topic names to the outcome of each partition's commit,
+	// ordered by partition.
 	Topics map[string][]OffsetCommitPartition
 }
 
@@ -559,6 +564,9 @@ func (c *Client) OffsetCommit(ctx context.Context, req *OffsetCommitRequest) (*O
 		}
 		res.Topics[t.Name] = append(res.Topics[t.Name], ps...)
 	}
+	for _, ps := range res.Topics {
+		sort.SliceStable(ps, func(i, j int) bool { return ps[i].Partition < ps[j].Partition })
+	}
 	return res, nil
 }
 
@@ -590,7 +598,8 @@ type OffsetDeleteResponse struct {
 	// Throttle is how long the broker throttled the request (quotas).
 	Throttle time.Duration
 
-	// Topics maps topic names to the outcome of each partition's deletion.
+	// Topics maps topic names to the outcome of each partition's
+	// deletion, ordered by partition.
 	Topics map[string][]OffsetDeletePartition
 }
 
@@ -647,6 +656,9 @@ func (c *Client) OffsetDelete(ctx context.Context, req *OffsetDeleteRequest) (*O
 			ps[i] = OffsetDeletePartition{Partition: int(p.PartitionIndex), Error: errorFromCode(p.ErrorCode)}
 		}
 		res.Topics[t.Name] = append(res.Topics[t.Name], ps...)
+	}
+	for _, ps := range res.Topics {
+		sort.SliceStable(ps, func(i, j int) bool { return ps[i].Partition < ps[j].Partition })
 	}
 	return res, nil
 }
