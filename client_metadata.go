@@ -128,8 +128,8 @@ func (c *Client) ApiVersions(ctx context.Context, req *ApiVersionsRequest) (*Api
 	defer cancel()
 
 	resp, err := c.roundTrip(ctx, addr, &protocol.ApiVersionsRequest{
-		ClientSoftwareName:    "rackfetch-kafka-go", // v3+
-		ClientSoftwareVersion: Version,              // v3+
+		ClientSoftwareName:    clientSoftwareName, // v3+
+		ClientSoftwareVersion: Version,            // v3+
 	})
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).ApiVersions: %w", err)
