@@ -129,7 +129,7 @@ func (c *Client) ApiVersions(ctx context.Context, req *ApiVersionsRequest) (*Api
 
 	resp, err := c.roundTrip(ctx, addr, &protocol.ApiVersionsRequest{
 		ClientSoftwareName:    clientSoftwareName, // v3+
-		ClientSoftwareVersion: Version,            // v3+
+		ClientSoftwareVersion: libraryVersion,     // v3+
 	})
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).ApiVersions: %w", err)

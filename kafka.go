@@ -1,7 +1,7 @@
 package kafka
 
-// Version of the library, sent to brokers in ApiVersions.
-const Version = "0.1.0"
+// libraryVersion is sent to brokers in ApiVersions.
+const libraryVersion = "0.1.0"
 
 // Broker represents a kafka broker in a kafka cluster.
 type Broker struct {

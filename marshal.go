@@ -38,9 +38,18 @@ func Marshal(v interface{}) ([]byte, error) { return marshalAt(-1, v) }
 // error matching io.ErrUnexpectedEOF.
 func Unmarshal(b []byte, v interface{}) error { return unmarshalAt(-1, b, v) }
 
+// Version is a version of a Kafka API, for encoding structs whose fields
+// carry versions in their tags.
+type Version int16
+
+// Marshal is Marshal for the fields that exist at version n.
+func (n Version) Marshal(v interface{}) ([]byte, error) { return marshalAt(int16(n), v) }
+
+// Unmarshal is Unmarshal for the fields that exist at version n.
+func (n Version) Unmarshal(b []byte, v interface{}) error { return unmarshalAt(int16(n), b, v) }
+
 // marshalAt encodes the fields that exist at version (-1: the unversioned
-// ones), as kafka-go's Version.Marshal does. (kafka-go's Version type
-// cannot be declared here while the package's Version constant exists.)
+// ones).
 func marshalAt(version int16, v interface{}) ([]byte, error) {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer {

@@ -35,7 +35,7 @@ func (c *Conn) apiVersions() (protocol.Versions, error) {
 // know our ApiVersions version answers in v0 with its own range; we then retry
 // at the highest version it speaks.
 func (c *Conn) loadApiVersions(ctx context.Context) (protocol.Versions, error) {
-	req := &protocol.ApiVersionsRequest{ClientSoftwareName: clientSoftwareName, ClientSoftwareVersion: Version}
+	req := &protocol.ApiVersionsRequest{ClientSoftwareName: clientSoftwareName, ClientSoftwareVersion: libraryVersion}
 	v := req.MaxVersion()
 	for attempt := 0; attempt < 2; attempt++ {
 		var resp protocol.ApiVersionsResponse
