@@ -15,6 +15,38 @@ type ApiVersion struct {
 	MaxVersion int16
 }
 
+// Format prints the API for fmt as kafka-go does: %s its name, %d its key,
+// %-d and %+d the lowest and highest version, %v "Name[vMin:vMax]", %-v and
+// %+v "vMin" and "vMax", %#v the Go syntax.
+func (v ApiVersion) Format(w fmt.State, verb rune) {
+	switch verb {
+	case 's':
+		fmt.Fprint(w, protocol.ApiKey(v.ApiKey))
+	case 'd':
+		switch {
+		case w.Flag('-'):
+			fmt.Fprint(w, v.MinVersion)
+		case w.Flag('+'):
+			fmt.Fprint(w, v.MaxVersion)
+		default:
+			fmt.Fprint(w, v.ApiKey)
+		}
+	case 'v':
+		switch {
+		case w.Flag('-'):
+			fmt.Fprintf(w, "v%d", v.MinVersion)
+		case w.Flag('+'):
+			fmt.Fprintf(w, "v%d", v.MaxVersion)
+		case w.Flag('#'):
+			fmt.Fprintf(w, "kafka.ApiVersion{ApiKey:%d MinVersion:%d MaxVersion:%d}", v.ApiKey, v.MinVersion, v.MaxVersion)
+		default:
+			fmt.Fprintf(w, "%s[v%d:v%d]", protocol.ApiKey(v.ApiKey), v.MinVersion, v.MaxVersion)
+		}
+	default:
+		fmt.Fprintf(w, "%%!%c(kafka.ApiVersion=%d)", verb, v.ApiKey)
+	}
+}
+
 // ApiVersions returns the versions the broker supports for each API.
 func (c *Conn) ApiVersions() ([]ApiVersion, error) {
 	vs, err := c.loadApiVersions(context.Background())
