@@ -33,7 +33,7 @@ MATRIX ?= 3.7 2.8 2.7 3.9 4
 MATRIX_STATE_DIR ?= $(CURDIR)/.kafka/matrix
 MATRIX_PORT_BASE ?= 29190
 
-.PHONY: all build vet kafka-up kafka-down kafka-status test test-go test-unit test-matrix bench fuzz example
+.PHONY: all build vet kafka-up kafka-down kafka-status test test-go test-unit test-matrix test-compat bench fuzz example
 
 all: build
 
@@ -43,6 +43,7 @@ build:
 vet:
 	$(GO) vet ./...
 	cd testing/containers && $(GO) vet ./...
+	cd compat && $(GO) vet ./...
 
 kafka-up:
 	$(CLUSTER) up
@@ -56,7 +57,13 @@ kafka-status:
 # Integration results depend on the cluster, not only on the code: never take them from the test cache.
 test:
 	$(WITH_CLUSTER) $(MAKE) --no-print-directory test-go
+	$(MAKE) --no-print-directory test-compat
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
+
+# The API against segmentio/kafka-go's, type by type (compat/ is its own module: the library never
+# depends on kafka-go).
+test-compat:
+	cd compat && $(GO) test -count=1 $(GOTESTFLAGS) ./...
 
 test-go:
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) $(PKGS)

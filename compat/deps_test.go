@@ -1,0 +1,33 @@
+package compat
+
+// The packages compared, imported so that the module requires them.
+import (
+	_ "github.com/rackfetch/kafka-go"
+	_ "github.com/rackfetch/kafka-go/compress"
+	_ "github.com/rackfetch/kafka-go/compress/gzip"
+	_ "github.com/rackfetch/kafka-go/compress/lz4"
+	_ "github.com/rackfetch/kafka-go/compress/snappy"
+	_ "github.com/rackfetch/kafka-go/compress/zstd"
+	_ "github.com/rackfetch/kafka-go/gzip"
+	_ "github.com/rackfetch/kafka-go/lz4"
+	_ "github.com/rackfetch/kafka-go/sasl"
+	_ "github.com/rackfetch/kafka-go/sasl/plain"
+	_ "github.com/rackfetch/kafka-go/sasl/scram"
+	_ "github.com/rackfetch/kafka-go/snappy"
+	_ "github.com/rackfetch/kafka-go/topics"
+	_ "github.com/rackfetch/kafka-go/zstd"
+	_ "github.com/segmentio/kafka-go"
+	_ "github.com/segmentio/kafka-go/compress"
+	_ "github.com/segmentio/kafka-go/compress/gzip"
+	_ "github.com/segmentio/kafka-go/compress/lz4"
+	_ "github.com/segmentio/kafka-go/compress/snappy"
+	_ "github.com/segmentio/kafka-go/compress/zstd"
+	_ "github.com/segmentio/kafka-go/gzip"
+	_ "github.com/segmentio/kafka-go/lz4"
+	_ "github.com/segmentio/kafka-go/sasl"
+	_ "github.com/segmentio/kafka-go/sasl/plain"
+	_ "github.com/segmentio/kafka-go/sasl/scram"
+	_ "github.com/segmentio/kafka-go/snappy"
+	_ "github.com/segmentio/kafka-go/topics"
+	_ "github.com/segmentio/kafka-go/zstd"
+)
