@@ -1065,3 +1065,58 @@ func TestConnReadMessageAndRead(t *testing.T) {
 		t.Fatalf("after the empty read the offset is %d, want 3", off)
 	}
 }
+
+// --- Response start deadline (the Reader's stalled-follower check) -------
+
+// A broker silent past the response-start deadline fails the fetch with
+// RequestTimedOut, long before the request's own deadline; a response that
+// started in time completes although its last bytes come after it.
+func TestConnResponseStartDeadline(t *testing.T) {
+	t.Run("silent", func(t *testing.T) {
+		silence := make(chan struct{})
+		rb := newCtRawBroker(t, func(hdr protocol.RequestHeader, req protocol.Request) ([]byte, bool) {
+			<-silence
+			return nil, true
+		})
+		// Registered after the broker's cleanup, so it runs first and lets
+		// the broker's goroutine end.
+		t.Cleanup(func() { close(silence) })
+		conn := rb.dial(t)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		var err error
+		ctWithin(t, 10*time.Second, "a fetch from a silent broker", func() {
+			b := conn.fetch(withResponseStart(ctx, time.Now().Add(200*time.Millisecond)), 0, ReadBatchConfig{MinBytes: 1, MaxBytes: 1 << 20}, 100*time.Millisecond, "")
+			err = b.Close()
+		})
+		if !errors.Is(err, RequestTimedOut) || !strings.Contains(err.Error(), "stalled") {
+			t.Fatalf("fetch from a silent broker: %v, want RequestTimedOut saying the broker stalled", err)
+		}
+	})
+	t.Run("slow", func(t *testing.T) {
+		const start = 200 * time.Millisecond
+		var rb *ctRawBroker
+		rb = newCtRawBroker(t, func(hdr protocol.RequestHeader, req protocol.Request) ([]byte, bool) {
+			frame := ctFetchFrame(t, hdr, hdr.CorrelationID)
+			rb.mu.Lock()
+			nc := rb.nc
+			rb.mu.Unlock()
+			if _, err := nc.Write(frame[:10]); err != nil {
+				return nil, true
+			}
+			// The rest comes well after the start deadline.
+			timer := time.NewTimer(3 * start)
+			defer timer.Stop()
+			<-timer.C
+			return frame[10:], false
+		})
+		conn := rb.dial(t)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		b := conn.fetch(withResponseStart(ctx, time.Now().Add(start)), 0, ReadBatchConfig{MinBytes: 1, MaxBytes: 1 << 20}, 100*time.Millisecond, "")
+		msgs, readErr := ctReadAll(b)
+		if err := b.Close(); err != nil || readErr != io.EOF || len(msgs) != 3 {
+			t.Fatalf("slow but started response: %d messages, read %v, close %v; want 3 and no error", len(msgs), readErr, err)
+		}
+	})
+}

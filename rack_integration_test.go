@@ -1076,7 +1076,9 @@ func TestRackIntegrationFollowerPaused(t *testing.T) {
 	rkRequireSelector(t, c)
 	const pause = 30 * time.Second
 	a, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "c")
-	h := newRKHarness(t, c, rkOptions{backlog: 300, cooldown: 5 * time.Second, ttl: 5 * time.Second, readBatchTimeout: 2 * time.Second})
+	// ReadBatchTimeout stays at its default (10 s): what takes the partitions off the frozen follower is
+	// ReplicaStallTimeout (default 3 s past MaxWait).
+	h := newRKHarness(t, c, rkOptions{backlog: 300, cooldown: 5 * time.Second, ttl: 5 * time.Second})
 	h.started(300)
 	s0 := h.mon.snapshot()
 

@@ -20,6 +20,7 @@ const (
 	defaultReaderMaxAttempts   = 3
 	defaultRackPreferenceTTL   = 5 * time.Minute
 	defaultReplicaCooldown     = 5 * time.Minute
+	defaultReplicaStallTimeout = 3 * time.Second
 )
 
 // ReaderConfig is a configuration object used to create new instances of
@@ -230,6 +231,16 @@ type ReaderConfig struct {
 	//
 	// Default: 5m
 	ReplicaCooldown time.Duration
+
+	// ReplicaStallTimeout is how long past MaxWait a follower may take to
+	// start answering a fetch before the Reader takes it as stalled (a
+	// frozen process, a black-holed network) and goes back to the leader,
+	// cooling the follower down. A response that has started arriving has
+	// the whole ReadBatchTimeout. Leaders get ReadBatchTimeout: there is
+	// nowhere else to read from.
+	//
+	// Default: 3s
+	ReplicaStallTimeout time.Duration
 }
 
 // Validate method validates ReaderConfig properties.
@@ -270,6 +281,9 @@ func (config *ReaderConfig) Validate() error {
 	}
 	if config.RackPreferenceTTL < 0 {
 		return fmt.Errorf("RackPreferenceTTL out of bounds: %v", config.RackPreferenceTTL)
+	}
+	if config.ReplicaStallTimeout < 0 {
+		return fmt.Errorf("ReplicaStallTimeout out of bounds: %v", config.ReplicaStallTimeout)
 	}
 	if config.ReplicaCooldown < 0 {
 		return fmt.Errorf("ReplicaCooldown out of bounds: %v", config.ReplicaCooldown)
@@ -326,6 +340,9 @@ func (config ReaderConfig) withDefaults() ReaderConfig {
 	}
 	if config.ReplicaCooldown == 0 {
 		config.ReplicaCooldown = defaultReplicaCooldown
+	}
+	if config.ReplicaStallTimeout == 0 {
+		config.ReplicaStallTimeout = defaultReplicaStallTimeout
 	}
 	return config
 }

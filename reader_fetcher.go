@@ -197,6 +197,10 @@ func (f *fetcher) step(ctx context.Context) bool {
 	fetchOffset := f.offset
 	fctx, cancel := context.WithTimeout(ctx, r.config.MaxWait+r.config.ReadBatchTimeout)
 	t0 := time.Now()
+	if f.connBroker != f.meta.Leader.ID && r.config.ReplicaStallTimeout < r.config.ReadBatchTimeout {
+		// A follower that stays silent is left for the leader early.
+		fctx = withResponseStart(fctx, t0.Add(r.config.MaxWait+r.config.ReplicaStallTimeout))
+	}
 	batch := f.conn.fetch(fctx, fetchOffset, cfg, r.config.MaxWait, rack)
 	cancel()
 	t1 := time.Now()

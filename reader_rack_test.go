@@ -6,6 +6,7 @@ package kafka
 
 import (
 	"testing"
+	"time"
 
 	"github.com/rackfetch/kafka-go/protocol"
 	"github.com/rackfetch/kafka-go/testing/fakebroker"
@@ -132,5 +133,69 @@ func TestReaderRackFromDialer(t *testing.T) {
 	rtExpect(t, r, 0, 8)
 	if c.Broker(2).FetchBytes() == 0 {
 		t.Error("nothing read from the rack-b follower")
+	}
+}
+
+// A follower that stops answering (a frozen process, a black-holed link)
+// is left for the leader once MaxWait + ReplicaStallTimeout pass. With a
+// one-hour ReadBatchTimeout nothing else could end the wait, so reading on
+// shows the stall was detected.
+func TestReaderRackFollowerStalls(t *testing.T) {
+	c := rtRackCluster(t, true)
+	for i := 0; i < 4; i++ {
+		rtAppend(c, 0, i*4, 4)
+	}
+	log := &rtLogger{}
+	r := rtReader(t, c, func(cfg *ReaderConfig) {
+		cfg.Rack, cfg.MaxBytes, cfg.Logger = "b", 1, log
+		cfg.MaxWait = 100 * time.Millisecond
+		cfg.ReadBatchTimeout = time.Hour
+		cfg.ReplicaStallTimeout = 300 * time.Millisecond
+	})
+	rtExpect(t, r, 0, 8)
+	if c.Broker(2).FetchBytes() == 0 {
+		t.Fatal("nothing read from the rack-b follower before the stall")
+	}
+
+	hold := make(chan struct{})
+	t.Cleanup(func() { close(hold) })
+	follower := c.Broker(2)
+	follower.Handle(protocol.Fetch, func(req protocol.Request, hdr protocol.RequestHeader) (protocol.Response, fakebroker.Action) {
+		return follower.Default(req, hdr), fakebroker.Action{Wait: hold}
+	})
+	rtExpect(t, r, 8, 8)
+	rtAppend(c, 0, 16, 4)
+	rtExpect(t, r, 16, 4)
+	if log.find("broker 2 (rack b) → broker 1 (rack a), follower failed") == "" {
+		t.Errorf("no failover line in %q", log.lines)
+	}
+	if st := r.Stats(); st.Routing[0].Broker != 1 {
+		t.Errorf("routing after the stall: %+v", st.Routing[0])
+	}
+}
+
+// The leader gets the whole ReadBatchTimeout: ReplicaStallTimeout never
+// cuts a fetch from it.
+func TestReaderRackLeaderNotCutByStallTimeout(t *testing.T) {
+	c := rtRackCluster(t, false) // no selector: every fetch goes to the leader
+	rtAppend(c, 0, 0, 4)
+	r := rtReader(t, c, func(cfg *ReaderConfig) {
+		cfg.Rack = "b"
+		cfg.MaxWait = 50 * time.Millisecond
+		cfg.ReplicaStallTimeout = time.Millisecond
+	})
+	release := make(chan struct{})
+	leader := c.Broker(1)
+	// The first fetch is held 20x longer than MaxWait + ReplicaStallTimeout.
+	go func() {
+		defer close(release)
+		timer := time.NewTimer(time.Second)
+		defer timer.Stop()
+		<-timer.C
+	}()
+	leader.Script(protocol.Fetch, 1, fakebroker.Step{Action: fakebroker.Action{Wait: release}})
+	rtExpect(t, r, 0, 4)
+	if n := leader.Requests(protocol.Fetch); n != 1 {
+		t.Errorf("%d fetches sent to the leader, want 1 (a held fetch was cut and retried)", n)
 	}
 }

@@ -105,7 +105,7 @@ func (c *Conn) exchangeRetain(ctx context.Context, req protocol.Request, resp pr
 	id := c.correlationID
 	c.wbuf = protocol.AppendRequest(c.wbuf[:0], req, v, id, c.clientID)
 
-	stop := c.applyDeadlines(ctx)
+	deadline, stop := c.applyDeadlines(ctx)
 	defer stop()
 
 	if _, err := c.conn.Write(c.wbuf); err != nil {
@@ -113,6 +113,12 @@ func (c *Conn) exchangeRetain(ctx context.Context, req protocol.Request, resp pr
 	}
 	if resp == nil {
 		return nil, nil
+	}
+	if start, ok := ctx.Value(responseStartKey{}).(time.Time); ok && (deadline.IsZero() || start.Before(deadline)) {
+		if err := c.awaitResponseStart(ctx, start, deadline); err != nil {
+			return nil, c.fail(ctx, fmt.Errorf("waiting for the %s v%d response from %s: no byte by %s, the broker seems stalled: %w",
+				req.Key(), v, c.conn.RemoteAddr(), start.Format("15:04:05.000"), err))
+		}
 	}
 	buf := c.rbody
 	c.rbody = nil
@@ -142,9 +148,37 @@ func (c *Conn) releaseBuffer(b []byte) {
 	c.mu.Unlock()
 }
 
+// responseStartKey keys, in a request's context, the time by which the
+// broker must start answering (withResponseStart).
+type responseStartKey struct{}
+
+// withResponseStart bounds the wait for the first byte of the response
+// only: a broker silent until then is taken as stalled, while a response
+// already arriving gets the rest of ctx's time, however large it is. The
+// Reader uses it for fetches from followers, whose stall it can route
+// around by going back to the leader.
+func withResponseStart(ctx context.Context, by time.Time) context.Context {
+	return context.WithValue(ctx, responseStartKey{}, by)
+}
+
+// awaitResponseStart waits until the response's first byte is buffered or
+// start passes, then puts back the request's own deadline.
+func (c *Conn) awaitResponseStart(ctx context.Context, start, deadline time.Time) error {
+	_ = c.conn.SetReadDeadline(start)
+	_, err := c.rbuf.Peek(1)
+	_ = c.conn.SetReadDeadline(deadline)
+	if ctx.Err() != nil {
+		// A cancellation that fired meanwhile set a past deadline, which
+		// the line above may have replaced: it must still interrupt.
+		_ = c.conn.SetDeadline(time.Unix(1, 0))
+	}
+	return err
+}
+
 // applyDeadlines sets the socket deadline from the Conn's deadlines and ctx,
-// and makes a cancelled ctx interrupt blocked I/O. The returned func undoes it.
-func (c *Conn) applyDeadlines(ctx context.Context) func() {
+// and makes a cancelled ctx interrupt blocked I/O. It returns the deadline
+// set and a func that undoes it.
+func (c *Conn) applyDeadlines(ctx context.Context) (time.Time, func()) {
 	deadline := c.rdeadline.get()
 	if w := c.wdeadline.get(); !w.IsZero() && (deadline.IsZero() || w.Before(deadline)) {
 		deadline = w
@@ -154,10 +188,10 @@ func (c *Conn) applyDeadlines(ctx context.Context) func() {
 	}
 	_ = c.conn.SetDeadline(deadline)
 	if ctx.Done() == nil {
-		return func() {}
+		return deadline, func() {}
 	}
 	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(time.Unix(1, 0)) })
-	return func() { stop() }
+	return deadline, func() { stop() }
 }
 
 // fail marks the connection unusable after an I/O error and closes it: the
