@@ -247,8 +247,16 @@ func csecLogin(t *testing.T, addr, user, password string) error {
 	return err
 }
 
+// The SCRAM test runs on a cluster of its own: deleting a SCRAM credential trips a Kafka bug that would
+// break the shared cluster's SCRAM users for the tests after it. Kafka's ScramDelta.apply (3.7) walks a
+// mechanism's user changes in HashMap order and drops the mechanism's whole map when a deletion empties it;
+// a broker restarted later replays every change in one delta, so when a deleted user comes first the users
+// applied after it are lost on that broker. Seen here: after this test and `kafka-cluster restart 1`,
+// broker 1 refused the cluster's SCRAM-SHA-256 user while brokers 2 and 3 accepted it, and Kafka's own
+// DescribeUserScramCredentials at broker 1 no longer listed it.
 func TestClientScramIntegration(t *testing.T) {
-	c := requireRackCluster(t)
+	requireRackCluster(t)
+	c := ktesting.StartCluster(t, ktesting.ClusterOptions{PortBase: secondClusterPortBase(t)})
 	if len(c.SASLBrokers) == 0 {
 		t.Skip("no SASL listeners in the environment (KAFKA_SASL_BROKERS)")
 	}

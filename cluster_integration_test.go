@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"sort"
 	"strconv"
 	"testing"
@@ -403,4 +404,23 @@ func TestClusterCreateAndDeleteTopics(t *testing.T) {
 	if err := conn.DeleteTopics(t1); !errors.Is(err, kafka.UnknownTopicOrPartition) {
 		t.Errorf("DeleteTopics of a deleted topic: %v, want UnknownTopicOrPartition", err)
 	}
+}
+
+// secondClusterPortBase is the port base for a test that starts a cluster of its own (ktesting.StartCluster):
+// below the kernel's ephemeral port range (32768+) and 1000 below the main cluster's base, so that two
+// suites on one machine (whose main clusters have different bases) never share it. The tests of this
+// package run one after the other, so they can all use it. SECOND_CLUSTER_PORT_BASE overrides it.
+func secondClusterPortBase(t *testing.T) int {
+	t.Helper()
+	if v := os.Getenv("SECOND_CLUSTER_PORT_BASE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("SECOND_CLUSTER_PORT_BASE=%q: %v", v, err)
+		}
+		return n
+	}
+	if v, err := strconv.Atoi(os.Getenv("KAFKA_PORT_BASE")); err == nil && v > 2000 {
+		return v - 1000
+	}
+	return 28090
 }

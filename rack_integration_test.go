@@ -23,7 +23,7 @@ package kafka_test
 //	RACK_STEADY_STATE=5m go test -run TestRackIntegrationSteadyState -timeout 20m .
 //
 // The selector-less cluster of TestRackIntegrationNoSelector is started on
-// ports from RACK_NOSELECTOR_PORT_BASE (default: the main cluster's KAFKA_PORT_BASE - 1000, else 28090), unless the
+// ports from SECOND_CLUSTER_PORT_BASE (default: the main cluster's KAFKA_PORT_BASE - 1000, else 28090), unless the
 // environment's cluster itself has no selector.
 
 import (
@@ -1160,21 +1160,7 @@ func TestRackIntegrationNoSelector(t *testing.T) {
 		if c.Tool == "" {
 			t.Skip("the cluster has a replica selector, and without its tool (KAFKA_CLUSTER_TOOL) no selector-less one can be started")
 		}
-		// Below the kernel's ephemeral port range (32768+), and 1000 below
-		// the main cluster's base, so two suites on one machine (whose main
-		// clusters have different bases) never share the second cluster.
-		base := 28090
-		if v, err := strconv.Atoi(os.Getenv("KAFKA_PORT_BASE")); err == nil && v > 2000 {
-			base = v - 1000
-		}
-		if v := os.Getenv("RACK_NOSELECTOR_PORT_BASE"); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil {
-				t.Fatalf("RACK_NOSELECTOR_PORT_BASE=%q: %v", v, err)
-			}
-			base = n
-		}
-		c = ktesting.StartCluster(t, ktesting.ClusterOptions{Selector: "none", PortBase: base})
+		c = ktesting.StartCluster(t, ktesting.ClusterOptions{Selector: "none", PortBase: secondClusterPortBase(t)})
 	}
 	h := newRKHarness(t, c, rkOptions{backlog: 300})
 	k0, s0 := h.sockets.snapshot(), h.mon.snapshot()
