@@ -97,6 +97,20 @@ func (c *Client) roundTrip(ctx context.Context, addr net.Addr, req protocol.Requ
 	return resp, nil
 }
 
+// responseAs takes a round trip's result and checks that the response is
+// the type its request asks for, so callers need not assert it themselves.
+func responseAs[T protocol.Response](resp protocol.Response, err error) (T, error) {
+	var zero T
+	if err != nil {
+		return zero, err
+	}
+	r, ok := resp.(T)
+	if !ok {
+		return zero, fmt.Errorf("unexpected response: want %T, got %T", zero, resp)
+	}
+	return r, nil
+}
+
 // clientCluster is what one call learned of the cluster: its brokers and
 // controller, from one metadata response.
 type clientCluster struct {
@@ -115,13 +129,9 @@ func (c *Client) metadata(ctx context.Context, addr net.Addr, topics []string) (
 			req.Topics[i].Name = t
 		}
 	}
-	resp, err := c.roundTrip(ctx, addr, req)
+	m, err := responseAs[*protocol.MetadataResponse](c.roundTrip(ctx, addr, req))
 	if err != nil {
 		return nil, err
-	}
-	m, ok := resp.(*protocol.MetadataResponse)
-	if !ok {
-		return nil, fmt.Errorf("reading metadata from %s: unexpected response %T", addr, resp)
 	}
 	cl := &clientCluster{brokers: make(map[int32]Broker, len(m.Brokers)), controller: m.ControllerID, metadata: m}
 	for _, b := range m.Brokers {
@@ -175,13 +185,9 @@ func (c *Client) findCoordinator(ctx context.Context, addr net.Addr, key string,
 		KeyType:         keyType,
 		CoordinatorKeys: []string{key}, // v4+
 	}
-	resp, err := c.roundTrip(ctx, addr, req)
+	r, err := responseAs[*protocol.FindCoordinatorResponse](c.roundTrip(ctx, addr, req))
 	if err != nil {
 		return Broker{}, err
-	}
-	r, ok := resp.(*protocol.FindCoordinatorResponse)
-	if !ok {
-		return Broker{}, fmt.Errorf("finding the coordinator of %q: unexpected response %T", key, resp)
 	}
 	b := Broker{ID: int(r.NodeID), Host: r.Host, Port: int(r.Port)}
 	code, msg := r.ErrorCode, r.ErrorMessage

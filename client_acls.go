@@ -284,15 +284,7 @@ func clientSecurityToController[T protocol.Response](ctx context.Context, c *Cli
 	}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	resp, err := c.toController(ctx, addr, req)
-	if err != nil {
-		return zero, err
-	}
-	r, ok := resp.(T)
-	if !ok {
-		return zero, fmt.Errorf("unexpected response %T to %s", resp, req.Key())
-	}
-	return r, nil
+	return responseAs[T](c.toController(ctx, addr, req))
 }
 
 func clientSecurityThrottle(ms int32) time.Duration {

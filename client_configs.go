@@ -116,7 +116,7 @@ func (c *Client) DescribeConfigs(ctx context.Context, req *DescribeConfigsReques
 		return nil, errors.New("describing configs: nil request")
 	}
 	res := req.Resources
-	calls, err := c.clientConfigsCalls(ctx, req.Addr, len(res),
+	calls, err := clientConfigsCalls[*protocol.DescribeConfigsResponse](ctx, c, req.Addr, len(res),
 		func(i int) (int8, string) { return int8(res[i].ResourceType), res[i].ResourceName },
 		func(idx []int) protocol.Request {
 			preq := &protocol.DescribeConfigsRequest{
@@ -139,18 +139,14 @@ func (c *Client) DescribeConfigs(ctx context.Context, req *DescribeConfigsReques
 	out := &DescribeConfigsResponse{}
 	inOrder := true // every broker answered resource for resource
 	for _, call := range calls {
-		resp, ok := call.resp.(*protocol.DescribeConfigsResponse)
-		if !ok {
-			return nil, fmt.Errorf("describing configs: unexpected response %T", call.resp)
-		}
-		out.Throttle = max(out.Throttle, clientAdminDuration(resp.ThrottleTimeMs))
-		inOrder = inOrder && len(resp.Results) == len(call.idx)
+		out.Throttle = max(out.Throttle, clientAdminDuration(call.resp.ThrottleTimeMs))
+		inOrder = inOrder && len(call.resp.Results) == len(call.idx)
 	}
 	if inOrder {
 		out.Resources = make([]DescribeConfigResponseResource, len(res))
 	}
 	for _, call := range calls {
-		for k, r := range call.resp.(*protocol.DescribeConfigsResponse).Results {
+		for k, r := range call.resp.Results {
 			if inOrder {
 				out.Resources[call.idx[k]] = clientConfigsDescribed(r)
 			} else {
@@ -251,7 +247,7 @@ func (c *Client) AlterConfigs(ctx context.Context, req *AlterConfigsRequest) (*A
 		return nil, errors.New("altering configs: nil request")
 	}
 	res := req.Resources
-	calls, err := c.clientConfigsCalls(ctx, req.Addr, len(res),
+	calls, err := clientConfigsCalls[*protocol.AlterConfigsResponse](ctx, c, req.Addr, len(res),
 		func(i int) (int8, string) { return int8(res[i].ResourceType), res[i].ResourceName },
 		func(idx []int) protocol.Request {
 			preq := &protocol.AlterConfigsRequest{ValidateOnly: req.ValidateOnly}
@@ -274,10 +270,7 @@ func (c *Client) AlterConfigs(ctx context.Context, req *AlterConfigsRequest) (*A
 
 	out := &AlterConfigsResponse{Errors: map[AlterConfigsResponseResource]error{}}
 	for _, call := range calls {
-		resp, ok := call.resp.(*protocol.AlterConfigsResponse)
-		if !ok {
-			return nil, fmt.Errorf("altering configs: unexpected response %T", call.resp)
-		}
+		resp := call.resp
 		out.Throttle = max(out.Throttle, clientAdminDuration(resp.ThrottleTimeMs))
 		for _, r := range resp.Responses {
 			key := AlterConfigsResponseResource{Type: r.ResourceType, Name: r.ResourceName}
@@ -368,7 +361,7 @@ func (c *Client) IncrementalAlterConfigs(ctx context.Context, req *IncrementalAl
 		return nil, errors.New("altering configs incrementally: nil request")
 	}
 	res := req.Resources
-	calls, err := c.clientConfigsCalls(ctx, req.Addr, len(res),
+	calls, err := clientConfigsCalls[*protocol.IncrementalAlterConfigsResponse](ctx, c, req.Addr, len(res),
 		func(i int) (int8, string) { return int8(res[i].ResourceType), res[i].ResourceName },
 		func(idx []int) protocol.Request {
 			preq := &protocol.IncrementalAlterConfigsRequest{ValidateOnly: req.ValidateOnly}
@@ -395,10 +388,7 @@ func (c *Client) IncrementalAlterConfigs(ctx context.Context, req *IncrementalAl
 
 	out := &IncrementalAlterConfigsResponse{}
 	for _, call := range calls {
-		resp, ok := call.resp.(*protocol.IncrementalAlterConfigsResponse)
-		if !ok {
-			return nil, fmt.Errorf("altering configs incrementally: unexpected response %T", call.resp)
-		}
+		resp := call.resp
 		for _, r := range resp.Responses {
 			out.Resources = append(out.Resources, IncrementalAlterConfigsResponseResource{
 				Error:        makeError(r.ErrorCode, deref(r.ErrorMessage)),
@@ -418,10 +408,10 @@ const clientConfigsBrokerLogger int8 = 8
 // clientConfigsCall is one request of a config method: the resources (by
 // index in the method's request) sent together to one broker, and the
 // answer.
-type clientConfigsCall struct {
+type clientConfigsCall[T protocol.Response] struct {
 	broker int32 // -1: any broker (the cluster names no controller)
 	idx    []int
-	resp   protocol.Response
+	resp   T
 }
 
 // clientConfigsCalls sends the n resources of a config request where they
@@ -430,8 +420,8 @@ type clientConfigsCall struct {
 // resource describes resource i, and build makes the request for a set of
 // them. The calls are made one after the other, in the order of each
 // destination's first resource.
-func (c *Client) clientConfigsCalls(ctx context.Context, reqAddr net.Addr, n int,
-	resource func(i int) (int8, string), build func(idx []int) protocol.Request) ([]clientConfigsCall, error) {
+func clientConfigsCalls[T protocol.Response](ctx context.Context, c *Client, reqAddr net.Addr, n int,
+	resource func(i int) (int8, string), build func(idx []int) protocol.Request) ([]clientConfigsCall[T], error) {
 	addr, err := c.address(reqAddr)
 	if err != nil {
 		return nil, err
@@ -462,7 +452,7 @@ func (c *Client) clientConfigsCalls(ctx context.Context, reqAddr net.Addr, n int
 		controller = cl.controller
 	}
 
-	var calls []clientConfigsCall
+	var calls []clientConfigsCall[T]
 	pos := map[int32]int{}
 	for i, id := range targets {
 		if id < 0 {
@@ -472,13 +462,13 @@ func (c *Client) clientConfigsCalls(ctx context.Context, reqAddr net.Addr, n int
 		if !ok {
 			k = len(calls)
 			pos[id] = k
-			calls = append(calls, clientConfigsCall{broker: id})
+			calls = append(calls, clientConfigsCall[T]{broker: id})
 		}
 		calls[k].idx = append(calls[k].idx, i)
 	}
 	if len(calls) == 0 {
 		// No resources: the controller still answers, with nothing.
-		calls = append(calls, clientConfigsCall{broker: controller})
+		calls = append(calls, clientConfigsCall[T]{broker: controller})
 	}
 
 	for k := range calls {
@@ -486,9 +476,9 @@ func (c *Client) clientConfigsCalls(ctx context.Context, reqAddr net.Addr, n int
 		req := build(call.idx)
 		if call.broker < 0 {
 			// No controller among the brokers: any broker forwards it.
-			call.resp, err = c.roundTrip(ctx, addr, req)
+			call.resp, err = responseAs[T](c.roundTrip(ctx, addr, req))
 		} else {
-			call.resp, err = c.toBroker(ctx, cl, call.broker, req)
+			call.resp, err = responseAs[T](c.toBroker(ctx, cl, call.broker, req))
 		}
 		if err != nil {
 			return nil, err

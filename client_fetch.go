@@ -128,13 +128,9 @@ func (c *Client) Fetch(ctx context.Context, req *FetchRequest) (*FetchResponse, 
 			}},
 		}},
 	}
-	resp, err := c.roundTrip(ctx, brokerAddr(leader), freq)
+	r, err := responseAs[*protocol.FetchResponse](c.roundTrip(ctx, brokerAddr(leader), freq))
 	if err != nil {
 		return fail(err)
-	}
-	r, ok := resp.(*protocol.FetchResponse)
-	if !ok {
-		return fail(fmt.Errorf("unexpected response %T", resp))
 	}
 	ret := &FetchResponse{
 		Throttle:  time.Duration(r.ThrottleTimeMs) * time.Millisecond,
@@ -190,13 +186,9 @@ func (c *Client) clientFetchListOffset(ctx context.Context, leader Broker, topic
 		}},
 		TimeoutMs: clampMillis(c.clientProduceTimeout(ctx, defaultProduceTimeout)),
 	}
-	resp, err := c.roundTrip(ctx, brokerAddr(leader), req)
+	r, err := responseAs[*protocol.ListOffsetsResponse](c.roundTrip(ctx, brokerAddr(leader), req))
 	if err != nil {
 		return 0, err
-	}
-	r, ok := resp.(*protocol.ListOffsetsResponse)
-	if !ok {
-		return 0, fmt.Errorf("listing offsets: unexpected response %T", resp)
 	}
 	for _, t := range r.Topics {
 		if t.Name != topic {

@@ -93,12 +93,9 @@ func (c *Client) InitProducerID(ctx context.Context, req *InitProducerIDRequest)
 	} else {
 		m, err = c.roundTrip(ctx, addr, init)
 	}
+	r, err := responseAs[*protocol.InitProducerIdResponse](m, err)
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).InitProducerID: %w", err)
-	}
-	r, ok := m.(*protocol.InitProducerIdResponse)
-	if !ok {
-		return nil, fmt.Errorf("kafka.(*Client).InitProducerID: unexpected response %T", m)
 	}
 	return &InitProducerIDResponse{
 		Producer: &ProducerSession{ProducerID: int(r.ProducerID), ProducerEpoch: int(r.ProducerEpoch)},

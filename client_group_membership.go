@@ -143,13 +143,9 @@ func (c *Client) JoinGroup(ctx context.Context, req *JoinGroupRequest) (*JoinGro
 		join.Protocols = append(join.Protocols, protocol.JoinGroupRequestProtocol{Name: p.Name, Metadata: sub.AppendTo(nil)})
 	}
 
-	m, err := c.clientGroupsToCoordinatorAlone(ctx, req.Addr, req.GroupID, join)
+	r, err := responseAs[*protocol.JoinGroupResponse](c.clientGroupsToCoordinatorAlone(ctx, req.Addr, req.GroupID, join))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).JoinGroup: %w", err)
-	}
-	r, ok := m.(*protocol.JoinGroupResponse)
-	if !ok {
-		return nil, fmt.Errorf("kafka.(*Client).JoinGroup: unexpected response %T", m)
 	}
 	resp := &JoinGroupResponse{
 		Error:        makeError(r.ErrorCode, ""),
@@ -277,13 +273,9 @@ func (c *Client) SyncGroup(ctx context.Context, req *SyncGroupRequest) (*SyncGro
 		sync.Assignments = append(sync.Assignments, protocol.SyncGroupRequestAssignment{MemberID: a.MemberID, Assignment: as.AppendTo(nil)})
 	}
 
-	m, err := c.clientGroupsToCoordinatorAlone(ctx, req.Addr, req.GroupID, sync)
+	r, err := responseAs[*protocol.SyncGroupResponse](c.clientGroupsToCoordinatorAlone(ctx, req.Addr, req.GroupID, sync))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).SyncGroup: %w", err)
-	}
-	r, ok := m.(*protocol.SyncGroupResponse)
-	if !ok {
-		return nil, fmt.Errorf("kafka.(*Client).SyncGroup: unexpected response %T", m)
 	}
 	resp := &SyncGroupResponse{
 		Error:        makeError(r.ErrorCode, ""),
@@ -343,18 +335,14 @@ func (c *Client) Heartbeat(ctx context.Context, req *HeartbeatRequest) (*Heartbe
 	if req == nil {
 		return nil, errors.New("kafka.(*Client).Heartbeat: nil request")
 	}
-	m, err := c.clientGroupsToCoordinator(ctx, req.Addr, req.GroupID, &protocol.HeartbeatRequest{
+	r, err := responseAs[*protocol.HeartbeatResponse](c.clientGroupsToCoordinator(ctx, req.Addr, req.GroupID, &protocol.HeartbeatRequest{
 		GroupID:         req.GroupID,
 		GenerationID:    req.GenerationID,
 		MemberID:        req.MemberID,
 		GroupInstanceID: clientGroupsNullable(req.GroupInstanceID),
-	})
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).Heartbeat: %w", err)
-	}
-	r, ok := m.(*protocol.HeartbeatResponse)
-	if !ok {
-		return nil, fmt.Errorf("kafka.(*Client).Heartbeat: unexpected response %T", m)
 	}
 	return &HeartbeatResponse{
 		Error:    makeError(r.ErrorCode, ""),
@@ -432,13 +420,9 @@ func (c *Client) LeaveGroup(ctx context.Context, req *LeaveGroupRequest) (*Leave
 		leave.MemberID = req.Members[0].ID // versions 0-2
 	}
 
-	m, err := c.clientGroupsToCoordinator(ctx, req.Addr, req.GroupID, leave)
+	r, err := responseAs[*protocol.LeaveGroupResponse](c.clientGroupsToCoordinator(ctx, req.Addr, req.GroupID, leave))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).LeaveGroup: %w", err)
-	}
-	r, ok := m.(*protocol.LeaveGroupResponse)
-	if !ok {
-		return nil, fmt.Errorf("kafka.(*Client).LeaveGroup: unexpected response %T", m)
 	}
 	resp := &LeaveGroupResponse{
 		Error:    makeError(r.ErrorCode, ""),

@@ -142,13 +142,9 @@ func (c *Client) DescribeGroups(ctx context.Context, req *DescribeGroupsRequest)
 	answers := make([]*protocol.DescribeGroupsResponse, len(batches))
 	err = clientGroupsEach(len(batches), func(i int) error {
 		b := batches[i]
-		resp, err := c.roundTrip(ctx, brokerAddr(b.coordinator), &protocol.DescribeGroupsRequest{Groups: b.groups})
+		r, err := responseAs[*protocol.DescribeGroupsResponse](c.roundTrip(ctx, brokerAddr(b.coordinator), &protocol.DescribeGroupsRequest{Groups: b.groups}))
 		if err != nil {
 			return err
-		}
-		r, ok := resp.(*protocol.DescribeGroupsResponse)
-		if !ok {
-			return fmt.Errorf("unexpected response %T", resp)
 		}
 		answers[i] = r
 		return nil
@@ -313,13 +309,9 @@ func (c *Client) ListGroups(ctx context.Context, req *ListGroupsRequest) (*ListG
 
 	answers := make([]*protocol.ListGroupsResponse, len(ids))
 	err = clientGroupsEach(len(ids), func(i int) error {
-		resp, err := c.toBroker(ctx, cl, ids[i], &protocol.ListGroupsRequest{})
+		r, err := responseAs[*protocol.ListGroupsResponse](c.toBroker(ctx, cl, ids[i], &protocol.ListGroupsRequest{}))
 		if err != nil {
 			return err
-		}
-		r, ok := resp.(*protocol.ListGroupsResponse)
-		if !ok {
-			return fmt.Errorf("broker %d: unexpected response %T", ids[i], resp)
 		}
 		answers[i] = r
 		return nil
@@ -387,13 +379,9 @@ func (c *Client) DeleteGroups(ctx context.Context, req *DeleteGroupsRequest) (*D
 	answers := make([]*protocol.DeleteGroupsResponse, len(batches))
 	err = clientGroupsEach(len(batches), func(i int) error {
 		b := batches[i]
-		resp, err := c.roundTrip(ctx, brokerAddr(b.coordinator), &protocol.DeleteGroupsRequest{GroupsNames: b.groups})
+		r, err := responseAs[*protocol.DeleteGroupsResponse](c.roundTrip(ctx, brokerAddr(b.coordinator), &protocol.DeleteGroupsRequest{GroupsNames: b.groups}))
 		if err != nil {
 			return err
-		}
-		r, ok := resp.(*protocol.DeleteGroupsResponse)
-		if !ok {
-			return fmt.Errorf("unexpected response %T", resp)
 		}
 		answers[i] = r
 		return nil

@@ -127,16 +127,12 @@ func (c *Client) ApiVersions(ctx context.Context, req *ApiVersionsRequest) (*Api
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 
-	resp, err := c.roundTrip(ctx, addr, &protocol.ApiVersionsRequest{
+	r, err := responseAs[*protocol.ApiVersionsResponse](c.roundTrip(ctx, addr, &protocol.ApiVersionsRequest{
 		ClientSoftwareName:    clientSoftwareName, // v3+
 		ClientSoftwareVersion: libraryVersion,     // v3+
-	})
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).ApiVersions: %w", err)
-	}
-	r, ok := resp.(*protocol.ApiVersionsResponse)
-	if !ok {
-		return nil, fmt.Errorf("kafka.(*Client).ApiVersions: unexpected response %T", resp)
 	}
 	res := &ApiVersionsResponse{Error: errorFromCode(r.ErrorCode)}
 	if len(r.ApiKeys) > 0 {
@@ -247,17 +243,13 @@ func (c *Client) FindCoordinator(ctx context.Context, req *FindCoordinatorReques
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 
-	resp, err := c.roundTrip(ctx, addr, &protocol.FindCoordinatorRequest{
+	r, err := responseAs[*protocol.FindCoordinatorResponse](c.roundTrip(ctx, addr, &protocol.FindCoordinatorRequest{
 		CoordinatorKey:  req.Key, // v1-3
 		KeyType:         int8(req.KeyType),
 		CoordinatorKeys: []string{req.Key}, // v4+
-	})
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).FindCoordinator: %w", err)
-	}
-	r, ok := resp.(*protocol.FindCoordinatorResponse)
-	if !ok {
-		return nil, fmt.Errorf("kafka.(*Client).FindCoordinator: unexpected response %T", resp)
 	}
 	res := &FindCoordinatorResponse{Throttle: clientMetadataThrottle(r.ThrottleTimeMs)}
 	if r.Coordinators == nil { // v1-3: one answer at the top level

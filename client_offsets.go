@@ -187,14 +187,9 @@ func (c *Client) ListOffsets(ctx context.Context, req *ListOffsetsRequest) (*Lis
 		wg.Add(1)
 		go func(cc *call) {
 			defer wg.Done()
-			resp, err := c.toBroker(ctx, cl, cc.leader, cc.req)
+			r, err := responseAs[*protocol.ListOffsetsResponse](c.toBroker(ctx, cl, cc.leader, cc.req))
 			if err != nil {
 				cc.err = err
-				return
-			}
-			r, ok := resp.(*protocol.ListOffsetsResponse)
-			if !ok {
-				cc.err = fmt.Errorf("listing offsets at broker %d: unexpected response %T", cc.leader, resp)
 				return
 			}
 			cc.resp = r
@@ -407,7 +402,7 @@ func (c *Client) OffsetFetch(ctx context.Context, req *OffsetFetchRequest) (*Off
 			topics = append(topics, protocol.OffsetFetchRequestTopic{Name: name, PartitionIndexes: idx})
 		}
 	}
-	resp, err := c.toCoordinator(ctx, addr, req.GroupID, int8(CoordinatorKeyTypeConsumer), &protocol.OffsetFetchRequest{
+	r, err := responseAs[*protocol.OffsetFetchResponse](c.toCoordinator(ctx, addr, req.GroupID, int8(CoordinatorKeyTypeConsumer), &protocol.OffsetFetchRequest{
 		GroupID: req.GroupID, // v1-7
 		Topics:  topics,      // v1-7
 		Groups: []protocol.OffsetFetchRequestGroup{{ // v8+
@@ -415,13 +410,9 @@ func (c *Client) OffsetFetch(ctx context.Context, req *OffsetFetchRequest) (*Off
 			MemberEpoch: -1, // v9+: not a KIP-848 member
 			Topics:      topics,
 		}},
-	})
+	}))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).OffsetFetch: %w", err)
-	}
-	r, ok := resp.(*protocol.OffsetFetchResponse)
-	if !ok {
-		return nil, fmt.Errorf("kafka.(*Client).OffsetFetch: unexpected response %T", resp)
 	}
 	resTopics, code := r.Topics, r.ErrorCode
 	if len(r.Groups) > 0 { // v8+
@@ -545,13 +536,9 @@ func (c *Client) OffsetCommit(ctx context.Context, req *OffsetCommitRequest) (*O
 		}
 		preq.Topics = append(preq.Topics, protocol.OffsetCommitRequestTopic{Name: name, Partitions: ps})
 	}
-	resp, err := c.toCoordinator(ctx, addr, req.GroupID, int8(CoordinatorKeyTypeConsumer), preq)
+	r, err := responseAs[*protocol.OffsetCommitResponse](c.toCoordinator(ctx, addr, req.GroupID, int8(CoordinatorKeyTypeConsumer), preq))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).OffsetCommit: %w", err)
-	}
-	r, ok := resp.(*protocol.OffsetCommitResponse)
-	if !ok {
-		return nil, fmt.Errorf("kafka.(*Client).OffsetCommit: unexpected response %T", resp)
 	}
 	res := &OffsetCommitResponse{
 		Throttle: clientMetadataThrottle(r.ThrottleTimeMs),
@@ -637,13 +624,9 @@ func (c *Client) OffsetDelete(ctx context.Context, req *OffsetDeleteRequest) (*O
 		}
 		preq.Topics = append(preq.Topics, protocol.OffsetDeleteRequestTopic{Name: name, Partitions: ps})
 	}
-	resp, err := c.toCoordinator(ctx, addr, req.GroupID, int8(CoordinatorKeyTypeConsumer), preq)
+	r, err := responseAs[*protocol.OffsetDeleteResponse](c.toCoordinator(ctx, addr, req.GroupID, int8(CoordinatorKeyTypeConsumer), preq))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).OffsetDelete: %w", err)
-	}
-	r, ok := resp.(*protocol.OffsetDeleteResponse)
-	if !ok {
-		return nil, fmt.Errorf("kafka.(*Client).OffsetDelete: unexpected response %T", resp)
 	}
 	res := &OffsetDeleteResponse{
 		Error:    errorFromCode(r.ErrorCode),

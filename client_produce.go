@@ -185,13 +185,9 @@ func (c *Client) clientProduceSend(ctx context.Context, method string, addr net.
 		}
 		return nil, nil
 	}
-	resp, err := c.roundTrip(ctx, brokerAddr(leader), preq)
+	r, err := responseAs[*protocol.ProduceResponse](c.roundTrip(ctx, brokerAddr(leader), preq))
 	if err != nil {
 		return fail(err)
-	}
-	r, ok := resp.(*protocol.ProduceResponse)
-	if !ok {
-		return fail(fmt.Errorf("unexpected response %T", resp))
 	}
 	p := clientProducePartition(r, topic, int32(partition))
 	if p == nil {

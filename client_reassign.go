@@ -68,13 +68,9 @@ func (c *Client) ElectLeaders(ctx context.Context, req *ElectLeadersRequest) (*E
 		TimeoutMs:       clampMillis(req.Timeout),
 	}
 
-	m, err := c.clientAdminToController(ctx, req.Addr, preq)
+	resp, err := responseAs[*protocol.ElectLeadersResponse](c.clientAdminToController(ctx, req.Addr, preq))
 	if err != nil {
 		return nil, fmt.Errorf("electing leaders of %q: %w", req.Topic, err)
-	}
-	resp, ok := m.(*protocol.ElectLeadersResponse)
-	if !ok {
-		return nil, fmt.Errorf("electing leaders of %q: unexpected response %T", req.Topic, m)
 	}
 	out := &ElectLeadersResponse{Error: errorFromCode(resp.ErrorCode)}
 	for _, t := range resp.ReplicaElectionResults {
@@ -168,13 +164,9 @@ func (c *Client) AlterPartitionReassignments(ctx context.Context, req *AlterPart
 		})
 	}
 
-	m, err := c.clientAdminToController(ctx, req.Addr, preq)
+	resp, err := responseAs[*protocol.AlterPartitionReassignmentsResponse](c.clientAdminToController(ctx, req.Addr, preq))
 	if err != nil {
 		return nil, fmt.Errorf("altering partition reassignments: %w", err)
-	}
-	resp, ok := m.(*protocol.AlterPartitionReassignmentsResponse)
-	if !ok {
-		return nil, fmt.Errorf("altering partition reassignments: unexpected response %T", m)
 	}
 	out := &AlterPartitionReassignmentsResponse{Error: makeError(resp.ErrorCode, deref(resp.ErrorMessage))}
 	for _, t := range resp.Responses {
@@ -259,13 +251,9 @@ func (c *Client) ListPartitionReassignments(ctx context.Context, req *ListPartit
 		})
 	}
 
-	m, err := c.clientAdminToController(ctx, req.Addr, preq)
+	resp, err := responseAs[*protocol.ListPartitionReassignmentsResponse](c.clientAdminToController(ctx, req.Addr, preq))
 	if err != nil {
 		return nil, fmt.Errorf("listing partition reassignments: %w", err)
-	}
-	resp, ok := m.(*protocol.ListPartitionReassignmentsResponse)
-	if !ok {
-		return nil, fmt.Errorf("listing partition reassignments: unexpected response %T", m)
 	}
 	out := &ListPartitionReassignmentsResponse{
 		Error:  makeError(resp.ErrorCode, deref(resp.ErrorMessage)),

@@ -70,13 +70,9 @@ func (c *Client) CreateTopics(ctx context.Context, req *CreateTopicsRequest) (*C
 		}
 	}
 
-	m, err := c.clientAdminToController(ctx, req.Addr, preq)
+	resp, err := responseAs[*protocol.CreateTopicsResponse](c.clientAdminToController(ctx, req.Addr, preq))
 	if err != nil {
 		return nil, fmt.Errorf("creating topics: %w", err)
-	}
-	resp, ok := m.(*protocol.CreateTopicsResponse)
-	if !ok {
-		return nil, fmt.Errorf("creating topics: unexpected response %T", m)
 	}
 	out := &CreateTopicsResponse{
 		Throttle: clientAdminDuration(resp.ThrottleTimeMs),
@@ -122,13 +118,9 @@ func (c *Client) DeleteTopics(ctx context.Context, req *DeleteTopicsRequest) (*D
 		preq.Topics = append(preq.Topics, protocol.DeleteTopicsRequestTopic{Name: name})
 	}
 
-	m, err := c.clientAdminToController(ctx, req.Addr, preq)
+	resp, err := responseAs[*protocol.DeleteTopicsResponse](c.clientAdminToController(ctx, req.Addr, preq))
 	if err != nil {
 		return nil, fmt.Errorf("deleting topics: %w", err)
-	}
-	resp, ok := m.(*protocol.DeleteTopicsResponse)
-	if !ok {
-		return nil, fmt.Errorf("deleting topics: unexpected response %T", m)
 	}
 	out := &DeleteTopicsResponse{
 		Throttle: clientAdminDuration(resp.ThrottleTimeMs),
@@ -206,13 +198,9 @@ func (c *Client) CreatePartitions(ctx context.Context, req *CreatePartitionsRequ
 		preq.Topics = append(preq.Topics, pt)
 	}
 
-	m, err := c.clientAdminToController(ctx, req.Addr, preq)
+	resp, err := responseAs[*protocol.CreatePartitionsResponse](c.clientAdminToController(ctx, req.Addr, preq))
 	if err != nil {
 		return nil, fmt.Errorf("creating partitions: %w", err)
-	}
-	resp, ok := m.(*protocol.CreatePartitionsResponse)
-	if !ok {
-		return nil, fmt.Errorf("creating partitions: unexpected response %T", m)
 	}
 	out := &CreatePartitionsResponse{
 		Throttle: clientAdminDuration(resp.ThrottleTimeMs),

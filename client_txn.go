@@ -362,16 +362,8 @@ func clientTxnSend[R protocol.Response](c *Client, ctx context.Context, addr net
 	}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	resp, err := c.toCoordinator(ctx, a, key, keyType, req)
-	if err != nil {
-		return err
-	}
-	r, ok := resp.(R)
-	if !ok {
-		return fmt.Errorf("unexpected response %T to %s", resp, req.Key())
-	}
-	*out = r
-	return nil
+	*out, err = responseAs[R](c.toCoordinator(ctx, a, key, keyType, req))
+	return err
 }
 
 // clientTxnThrottle turns a response's throttle time into a Duration.
