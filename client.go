@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/rackfetch/kafka-go/protocol"
@@ -109,6 +110,30 @@ func responseAs[T protocol.Response](resp protocol.Response, err error) (T, erro
 		return zero, fmt.Errorf("unexpected response: want %T, got %T", zero, resp)
 	}
 	return r, nil
+}
+
+// clientEach runs fn(0..n-1) concurrently (one call inline) and returns
+// the first error by index, so the outcome does not depend on timing.
+func clientEach(n int, fn func(i int) error) error {
+	if n == 1 {
+		return fn(0)
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			errs[i] = fn(i)
+		}(i)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // clientCluster is what one call learned of the cluster: its brokers and

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/rackfetch/kafka-go/protocol"
@@ -140,7 +139,7 @@ func (c *Client) DescribeGroups(ctx context.Context, req *DescribeGroupsRequest)
 		return nil, fmt.Errorf("kafka.(*Client).DescribeGroups: %w", err)
 	}
 	answers := make([]*protocol.DescribeGroupsResponse, len(batches))
-	err = clientGroupsEach(len(batches), func(i int) error {
+	err = clientEach(len(batches), func(i int) error {
 		b := batches[i]
 		r, err := responseAs[*protocol.DescribeGroupsResponse](c.roundTrip(ctx, brokerAddr(b.coordinator), &protocol.DescribeGroupsRequest{Groups: b.groups}))
 		if err != nil {
@@ -308,7 +307,7 @@ func (c *Client) ListGroups(ctx context.Context, req *ListGroupsRequest) (*ListG
 	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
 
 	answers := make([]*protocol.ListGroupsResponse, len(ids))
-	err = clientGroupsEach(len(ids), func(i int) error {
+	err = clientEach(len(ids), func(i int) error {
 		r, err := responseAs[*protocol.ListGroupsResponse](c.toBroker(ctx, cl, ids[i], &protocol.ListGroupsRequest{}))
 		if err != nil {
 			return err
@@ -377,7 +376,7 @@ func (c *Client) DeleteGroups(ctx context.Context, req *DeleteGroupsRequest) (*D
 		return nil, fmt.Errorf("kafka.(*Client).DeleteGroups: %w", err)
 	}
 	answers := make([]*protocol.DeleteGroupsResponse, len(batches))
-	err = clientGroupsEach(len(batches), func(i int) error {
+	err = clientEach(len(batches), func(i int) error {
 		b := batches[i]
 		r, err := responseAs[*protocol.DeleteGroupsResponse](c.roundTrip(ctx, brokerAddr(b.coordinator), &protocol.DeleteGroupsRequest{GroupsNames: b.groups}))
 		if err != nil {
@@ -410,7 +409,7 @@ type clientGroupsBatch struct {
 func (c *Client) clientGroupsByCoordinator(ctx context.Context, addr net.Addr, groups []string) ([]clientGroupsBatch, error) {
 	unique := clientGroupsUnique(groups)
 	coordinators := make([]Broker, len(unique))
-	err := clientGroupsEach(len(unique), func(i int) error {
+	err := clientEach(len(unique), func(i int) error {
 		b, err := c.findCoordinator(ctx, addr, unique[i], protocol.CoordinatorKeyTypeGroup)
 		coordinators[i] = b
 		return err
@@ -431,30 +430,6 @@ func (c *Client) clientGroupsByCoordinator(ctx context.Context, addr net.Addr, g
 		batches[j].groups = append(batches[j].groups, g)
 	}
 	return batches, nil
-}
-
-// clientGroupsEach runs fn(0..n-1) concurrently and returns the first error
-// (by index).
-func clientGroupsEach(n int, fn func(i int) error) error {
-	if n == 1 {
-		return fn(0)
-	}
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			errs[i] = fn(i)
-		}(i)
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // clientGroupsUnique returns ids without repeats, in order.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/rackfetch/kafka-go/protocol"
@@ -182,20 +181,13 @@ func (c *Client) ListOffsets(ctx context.Context, req *ListOffsetsRequest) (*Lis
 		}
 	}
 
-	var wg sync.WaitGroup
-	for _, cc := range calls {
-		wg.Add(1)
-		go func(cc *call) {
-			defer wg.Done()
-			r, err := responseAs[*protocol.ListOffsetsResponse](c.toBroker(ctx, cl, cc.leader, cc.req))
-			if err != nil {
-				cc.err = err
-				return
-			}
-			cc.resp = r
-		}(cc)
-	}
-	wg.Wait()
+	// Each call keeps its own error: one failed leader fails only its
+	// partitions.
+	_ = clientEach(len(calls), func(i int) error {
+		cc := calls[i]
+		cc.resp, cc.err = responseAs[*protocol.ListOffsetsResponse](c.toBroker(ctx, cl, cc.leader, cc.req))
+		return cc.err
+	})
 
 	failed := 0
 	for _, cc := range calls {
