@@ -134,19 +134,8 @@ func (c *Client) DescribeGroups(ctx context.Context, req *DescribeGroupsRequest)
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 
-	batches, err := c.clientGroupsByCoordinator(ctx, addr, req.GroupIDs)
-	if err != nil {
-		return nil, fmt.Errorf("kafka.(*Client).DescribeGroups: %w", err)
-	}
-	answers := make([]*protocol.DescribeGroupsResponse, len(batches))
-	err = clientEach(len(batches), func(i int) error {
-		b := batches[i]
-		r, err := responseAs[*protocol.DescribeGroupsResponse](c.roundTrip(ctx, brokerAddr(b.coordinator), &protocol.DescribeGroupsRequest{Groups: b.groups}))
-		if err != nil {
-			return err
-		}
-		answers[i] = r
-		return nil
+	answers, err := clientGroupsAsk[*protocol.DescribeGroupsResponse](ctx, c, addr, req.GroupIDs, func(groups []string) protocol.Request {
+		return &protocol.DescribeGroupsRequest{Groups: groups}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).DescribeGroups: %w", err)
@@ -371,19 +360,8 @@ func (c *Client) DeleteGroups(ctx context.Context, req *DeleteGroupsRequest) (*D
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 
-	batches, err := c.clientGroupsByCoordinator(ctx, addr, req.GroupIDs)
-	if err != nil {
-		return nil, fmt.Errorf("kafka.(*Client).DeleteGroups: %w", err)
-	}
-	answers := make([]*protocol.DeleteGroupsResponse, len(batches))
-	err = clientEach(len(batches), func(i int) error {
-		b := batches[i]
-		r, err := responseAs[*protocol.DeleteGroupsResponse](c.roundTrip(ctx, brokerAddr(b.coordinator), &protocol.DeleteGroupsRequest{GroupsNames: b.groups}))
-		if err != nil {
-			return err
-		}
-		answers[i] = r
-		return nil
+	answers, err := clientGroupsAsk[*protocol.DeleteGroupsResponse](ctx, c, addr, req.GroupIDs, func(groups []string) protocol.Request {
+		return &protocol.DeleteGroupsRequest{GroupsNames: groups}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).DeleteGroups: %w", err)
@@ -396,6 +374,27 @@ func (c *Client) DeleteGroups(ctx context.Context, req *DeleteGroupsRequest) (*D
 		}
 	}
 	return resp, nil
+}
+
+// clientGroupsAsk asks each coordinator of groups, concurrently, about the
+// groups it coordinates, with the request newReq builds for them, and
+// returns the answers, one per coordinator.
+func clientGroupsAsk[T protocol.Response](ctx context.Context, c *Client, addr net.Addr, groups []string, newReq func(groups []string) protocol.Request) ([]T, error) {
+	batches, err := c.clientGroupsByCoordinator(ctx, addr, groups)
+	if err != nil {
+		return nil, err
+	}
+	answers := make([]T, len(batches))
+	err = clientEach(len(batches), func(i int) error {
+		b := batches[i]
+		r, err := responseAs[T](c.roundTrip(ctx, brokerAddr(b.coordinator), newReq(b.groups)))
+		answers[i] = r
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return answers, nil
 }
 
 // clientGroupsBatch is the groups one coordinator is asked about.
