@@ -227,6 +227,33 @@ func (c *Client) findCoordinator(ctx context.Context, addr net.Addr, key string,
 	return b, nil
 }
 
+// sendToController is toController for a Client method: addr is the
+// request's Addr, else the Client's, and Client.Timeout applies. Admin and
+// security changes (topics, ACLs, quotas, SCRAM) are cluster metadata the
+// controller owns; reading them at the same broker sees the writes made
+// through it soonest.
+func (c *Client) sendToController(ctx context.Context, addr net.Addr, req protocol.Request) (protocol.Response, error) {
+	addr, err := c.address(addr)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	return c.toController(ctx, addr, req)
+}
+
+// sendToCoordinator is toCoordinator for a Client method: addr is the
+// request's Addr, else the Client's, and Client.Timeout applies.
+func (c *Client) sendToCoordinator(ctx context.Context, addr net.Addr, key string, keyType int8, req protocol.Request) (protocol.Response, error) {
+	addr, err := c.address(addr)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	return c.toCoordinator(ctx, addr, key, keyType, req)
+}
+
 // toCoordinator sends req to the coordinator of a group (keyType 0) or of
 // a transactional id (keyType 1).
 func (c *Client) toCoordinator(ctx context.Context, addr net.Addr, key string, keyType int8, req protocol.Request) (protocol.Response, error) {

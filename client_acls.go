@@ -162,7 +162,7 @@ func (c *Client) CreateACLs(ctx context.Context, req *CreateACLsRequest) (*Creat
 			PermissionType:      int8(a.PermissionType),
 		}
 	}
-	r, err := clientSecurityToController[*protocol.CreateAclsResponse](ctx, c, req.Addr, m)
+	r, err := responseAs[*protocol.CreateAclsResponse](c.sendToController(ctx, req.Addr, m))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).CreateACLs: %w", err)
 	}
@@ -193,7 +193,7 @@ func (c *Client) DescribeACLs(ctx context.Context, req *DescribeACLsRequest) (*D
 		Operation:          int8(f.Operation),
 		PermissionType:     int8(f.PermissionType),
 	}
-	r, err := clientSecurityToController[*protocol.DescribeAclsResponse](ctx, c, req.Addr, m)
+	r, err := responseAs[*protocol.DescribeAclsResponse](c.sendToController(ctx, req.Addr, m))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).DescribeACLs: %w", err)
 	}
@@ -241,7 +241,7 @@ func (c *Client) DeleteACLs(ctx context.Context, req *DeleteACLsRequest) (*Delet
 			PermissionType:     int8(f.PermissionType),
 		}
 	}
-	r, err := clientSecurityToController[*protocol.DeleteAclsResponse](ctx, c, req.Addr, m)
+	r, err := responseAs[*protocol.DeleteAclsResponse](c.sendToController(ctx, req.Addr, m))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).DeleteACLs: %w", err)
 	}
@@ -269,22 +269,6 @@ func (c *Client) DeleteACLs(ctx context.Context, req *DeleteACLsRequest) (*Delet
 		resp.Results[i] = out
 	}
 	return resp, nil
-}
-
-// clientSecurityToController sends req to the controller of the cluster at
-// addr (or Client.Addr) under the Client's timeout, and checks the
-// response's type. ACL, quota and SCRAM changes are cluster metadata that
-// the controller owns; KRaft brokers forward them there anyway, and
-// reading at the same broker sees the writes made through it soonest.
-func clientSecurityToController[T protocol.Response](ctx context.Context, c *Client, addr net.Addr, req protocol.Request) (T, error) {
-	var zero T
-	addr, err := c.address(addr)
-	if err != nil {
-		return zero, err
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	return responseAs[T](c.toController(ctx, addr, req))
 }
 
 func clientSecurityThrottle(ms int32) time.Duration {

@@ -335,7 +335,7 @@ func (c *Client) Heartbeat(ctx context.Context, req *HeartbeatRequest) (*Heartbe
 	if req == nil {
 		return nil, errors.New("kafka.(*Client).Heartbeat: nil request")
 	}
-	r, err := responseAs[*protocol.HeartbeatResponse](c.clientGroupsToCoordinator(ctx, req.Addr, req.GroupID, &protocol.HeartbeatRequest{
+	r, err := responseAs[*protocol.HeartbeatResponse](c.sendToCoordinator(ctx, req.Addr, req.GroupID, protocol.CoordinatorKeyTypeGroup, &protocol.HeartbeatRequest{
 		GroupID:         req.GroupID,
 		GenerationID:    req.GenerationID,
 		MemberID:        req.MemberID,
@@ -420,7 +420,7 @@ func (c *Client) LeaveGroup(ctx context.Context, req *LeaveGroupRequest) (*Leave
 		leave.MemberID = req.Members[0].ID // versions 0-2
 	}
 
-	r, err := responseAs[*protocol.LeaveGroupResponse](c.clientGroupsToCoordinator(ctx, req.Addr, req.GroupID, leave))
+	r, err := responseAs[*protocol.LeaveGroupResponse](c.sendToCoordinator(ctx, req.Addr, req.GroupID, protocol.CoordinatorKeyTypeGroup, leave))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).LeaveGroup: %w", err)
 	}
@@ -445,19 +445,7 @@ func (c *Client) LeaveGroup(ctx context.Context, req *LeaveGroupRequest) (*Leave
 	return resp, nil
 }
 
-// clientGroupsToCoordinator sends req to the coordinator of group, under the
-// Client's timeout.
-func (c *Client) clientGroupsToCoordinator(ctx context.Context, addr net.Addr, group string, req protocol.Request) (protocol.Response, error) {
-	addr, err := c.address(addr)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	return c.toCoordinator(ctx, addr, group, protocol.CoordinatorKeyTypeGroup, req)
-}
-
-// clientGroupsToCoordinatorAlone is clientGroupsToCoordinator for the
+// clientGroupsToCoordinatorAlone is sendToCoordinator for the
 // requests a coordinator holds until a rebalance completes (JoinGroup, a
 // follower's SyncGroup). Transport shares one connection per broker and
 // sends one request at a time on it, so such a request would hold back every
@@ -468,7 +456,7 @@ func (c *Client) clientGroupsToCoordinator(ctx context.Context, addr net.Addr, g
 func (c *Client) clientGroupsToCoordinatorAlone(ctx context.Context, addr net.Addr, group string, req protocol.Request) (protocol.Response, error) {
 	tr, ok := c.transport().(*Transport)
 	if !ok {
-		return c.clientGroupsToCoordinator(ctx, addr, group, req)
+		return c.sendToCoordinator(ctx, addr, group, protocol.CoordinatorKeyTypeGroup, req)
 	}
 	addr, err := c.address(addr)
 	if err != nil {

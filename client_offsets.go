@@ -375,13 +375,6 @@ func (c *Client) OffsetFetch(ctx context.Context, req *OffsetFetchRequest) (*Off
 	if req == nil {
 		return nil, errors.New("kafka.(*Client).OffsetFetch: nil request")
 	}
-	addr, err := c.address(req.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("kafka.(*Client).OffsetFetch: %w", err)
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-
 	var topics []protocol.OffsetFetchRequestTopic // nil: all topics (v2+)
 	if len(req.Topics) > 0 {
 		topics = make([]protocol.OffsetFetchRequestTopic, 0, len(req.Topics))
@@ -394,7 +387,7 @@ func (c *Client) OffsetFetch(ctx context.Context, req *OffsetFetchRequest) (*Off
 			topics = append(topics, protocol.OffsetFetchRequestTopic{Name: name, PartitionIndexes: idx})
 		}
 	}
-	r, err := responseAs[*protocol.OffsetFetchResponse](c.toCoordinator(ctx, addr, req.GroupID, int8(CoordinatorKeyTypeConsumer), &protocol.OffsetFetchRequest{
+	r, err := responseAs[*protocol.OffsetFetchResponse](c.sendToCoordinator(ctx, req.Addr, req.GroupID, int8(CoordinatorKeyTypeConsumer), &protocol.OffsetFetchRequest{
 		GroupID: req.GroupID, // v1-7
 		Topics:  topics,      // v1-7
 		Groups: []protocol.OffsetFetchRequestGroup{{ // v8+
@@ -496,13 +489,6 @@ func (c *Client) OffsetCommit(ctx context.Context, req *OffsetCommitRequest) (*O
 	if req == nil {
 		return nil, errors.New("kafka.(*Client).OffsetCommit: nil request")
 	}
-	addr, err := c.address(req.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("kafka.(*Client).OffsetCommit: %w", err)
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-
 	preq := &protocol.OffsetCommitRequest{
 		GroupID:         req.GroupID,
 		GenerationID:    int32(req.GenerationID),
@@ -528,7 +514,7 @@ func (c *Client) OffsetCommit(ctx context.Context, req *OffsetCommitRequest) (*O
 		}
 		preq.Topics = append(preq.Topics, protocol.OffsetCommitRequestTopic{Name: name, Partitions: ps})
 	}
-	r, err := responseAs[*protocol.OffsetCommitResponse](c.toCoordinator(ctx, addr, req.GroupID, int8(CoordinatorKeyTypeConsumer), preq))
+	r, err := responseAs[*protocol.OffsetCommitResponse](c.sendToCoordinator(ctx, req.Addr, req.GroupID, int8(CoordinatorKeyTypeConsumer), preq))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).OffsetCommit: %w", err)
 	}
@@ -597,13 +583,6 @@ func (c *Client) OffsetDelete(ctx context.Context, req *OffsetDeleteRequest) (*O
 	if req == nil {
 		return nil, errors.New("kafka.(*Client).OffsetDelete: nil request")
 	}
-	addr, err := c.address(req.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("kafka.(*Client).OffsetDelete: %w", err)
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-
 	preq := &protocol.OffsetDeleteRequest{
 		GroupID: req.GroupID,
 		Topics:  make([]protocol.OffsetDeleteRequestTopic, 0, len(req.Topics)),
@@ -616,7 +595,7 @@ func (c *Client) OffsetDelete(ctx context.Context, req *OffsetDeleteRequest) (*O
 		}
 		preq.Topics = append(preq.Topics, protocol.OffsetDeleteRequestTopic{Name: name, Partitions: ps})
 	}
-	r, err := responseAs[*protocol.OffsetDeleteResponse](c.toCoordinator(ctx, addr, req.GroupID, int8(CoordinatorKeyTypeConsumer), preq))
+	r, err := responseAs[*protocol.OffsetDeleteResponse](c.sendToCoordinator(ctx, req.Addr, req.GroupID, int8(CoordinatorKeyTypeConsumer), preq))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).OffsetDelete: %w", err)
 	}

@@ -157,7 +157,7 @@ func (c *Client) DescribeClientQuotas(ctx context.Context, req *DescribeClientQu
 			Match:      clientSecurityNullable(comp.Match),
 		}
 	}
-	r, err := clientSecurityToController[*protocol.DescribeClientQuotasResponse](ctx, c, req.Addr, m)
+	r, err := responseAs[*protocol.DescribeClientQuotasResponse](c.sendToController(ctx, req.Addr, m))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).DescribeClientQuotas: %w", err)
 	}
@@ -206,7 +206,7 @@ func (c *Client) AlterClientQuotas(ctx context.Context, req *AlterClientQuotasRe
 		}
 		m.Entries[i] = out
 	}
-	r, err := clientSecurityToController[*protocol.AlterClientQuotasResponse](ctx, c, req.Addr, m)
+	r, err := responseAs[*protocol.AlterClientQuotasResponse](c.sendToController(ctx, req.Addr, m))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).AlterClientQuotas: %w", err)
 	}

@@ -68,7 +68,7 @@ func (c *Client) ElectLeaders(ctx context.Context, req *ElectLeadersRequest) (*E
 		TimeoutMs:       clampMillis(req.Timeout),
 	}
 
-	resp, err := responseAs[*protocol.ElectLeadersResponse](c.clientAdminToController(ctx, req.Addr, preq))
+	resp, err := responseAs[*protocol.ElectLeadersResponse](c.sendToController(ctx, req.Addr, preq))
 	if err != nil {
 		return nil, fmt.Errorf("electing leaders of %q: %w", req.Topic, err)
 	}
@@ -164,7 +164,7 @@ func (c *Client) AlterPartitionReassignments(ctx context.Context, req *AlterPart
 		})
 	}
 
-	resp, err := responseAs[*protocol.AlterPartitionReassignmentsResponse](c.clientAdminToController(ctx, req.Addr, preq))
+	resp, err := responseAs[*protocol.AlterPartitionReassignmentsResponse](c.sendToController(ctx, req.Addr, preq))
 	if err != nil {
 		return nil, fmt.Errorf("altering partition reassignments: %w", err)
 	}
@@ -251,7 +251,7 @@ func (c *Client) ListPartitionReassignments(ctx context.Context, req *ListPartit
 		})
 	}
 
-	resp, err := responseAs[*protocol.ListPartitionReassignmentsResponse](c.clientAdminToController(ctx, req.Addr, preq))
+	resp, err := responseAs[*protocol.ListPartitionReassignmentsResponse](c.sendToController(ctx, req.Addr, preq))
 	if err != nil {
 		return nil, fmt.Errorf("listing partition reassignments: %w", err)
 	}

@@ -125,7 +125,7 @@ func (c *Client) DescribeUserScramCredentials(ctx context.Context, req *Describe
 			m.Users[i] = u.Name
 		}
 	}
-	r, err := clientSecurityToController[*protocol.DescribeUserScramCredentialsResponse](ctx, c, req.Addr, m)
+	r, err := responseAs[*protocol.DescribeUserScramCredentialsResponse](c.sendToController(ctx, req.Addr, m))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).DescribeUserScramCredentials: %w", err)
 	}
@@ -182,7 +182,7 @@ func (c *Client) AlterUserScramCredentials(ctx context.Context, req *AlterUserSc
 			}
 		}
 	}
-	r, err := clientSecurityToController[*protocol.AlterUserScramCredentialsResponse](ctx, c, req.Addr, m)
+	r, err := responseAs[*protocol.AlterUserScramCredentialsResponse](c.sendToController(ctx, req.Addr, m))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).AlterUserScramCredentials: %w", err)
 	}

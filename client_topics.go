@@ -70,7 +70,7 @@ func (c *Client) CreateTopics(ctx context.Context, req *CreateTopicsRequest) (*C
 		}
 	}
 
-	resp, err := responseAs[*protocol.CreateTopicsResponse](c.clientAdminToController(ctx, req.Addr, preq))
+	resp, err := responseAs[*protocol.CreateTopicsResponse](c.sendToController(ctx, req.Addr, preq))
 	if err != nil {
 		return nil, fmt.Errorf("creating topics: %w", err)
 	}
@@ -118,7 +118,7 @@ func (c *Client) DeleteTopics(ctx context.Context, req *DeleteTopicsRequest) (*D
 		preq.Topics = append(preq.Topics, protocol.DeleteTopicsRequestTopic{Name: name})
 	}
 
-	resp, err := responseAs[*protocol.DeleteTopicsResponse](c.clientAdminToController(ctx, req.Addr, preq))
+	resp, err := responseAs[*protocol.DeleteTopicsResponse](c.sendToController(ctx, req.Addr, preq))
 	if err != nil {
 		return nil, fmt.Errorf("deleting topics: %w", err)
 	}
@@ -198,7 +198,7 @@ func (c *Client) CreatePartitions(ctx context.Context, req *CreatePartitionsRequ
 		preq.Topics = append(preq.Topics, pt)
 	}
 
-	resp, err := responseAs[*protocol.CreatePartitionsResponse](c.clientAdminToController(ctx, req.Addr, preq))
+	resp, err := responseAs[*protocol.CreatePartitionsResponse](c.sendToController(ctx, req.Addr, preq))
 	if err != nil {
 		return nil, fmt.Errorf("creating partitions: %w", err)
 	}
@@ -210,18 +210,6 @@ func (c *Client) CreatePartitions(ctx context.Context, req *CreatePartitionsRequ
 		out.Errors[r.Name] = makeError(r.ErrorCode, deref(r.ErrorMessage))
 	}
 	return out, nil
-}
-
-// clientAdminToController sends req to the controller of the cluster at
-// addr (the request's, else the Client's), within Client.Timeout.
-func (c *Client) clientAdminToController(ctx context.Context, addr net.Addr, req protocol.Request) (protocol.Response, error) {
-	addr, err := c.address(addr)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	return c.toController(ctx, addr, req)
 }
 
 // clientAdminTimeoutMs is the time limit given to the broker in requests

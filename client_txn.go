@@ -90,8 +90,8 @@ func (c *Client) AddPartitionsToTxn(ctx context.Context, req *AddPartitionsToTxn
 		preq.Topics = append(preq.Topics, t)
 	}
 
-	var r *protocol.AddPartitionsToTxnResponse
-	if err := clientTxnSend(c, ctx, req.Addr, req.TransactionalID, protocol.CoordinatorKeyTypeTransaction, preq, &r); err != nil {
+	r, err := responseAs[*protocol.AddPartitionsToTxnResponse](c.sendToCoordinator(ctx, req.Addr, req.TransactionalID, protocol.CoordinatorKeyTypeTransaction, preq))
+	if err != nil {
 		return nil, fmt.Errorf("%s: adding partitions to transaction %q: %w", op, req.TransactionalID, err)
 	}
 	res := &AddPartitionsToTxnResponse{
@@ -159,8 +159,8 @@ func (c *Client) AddOffsetsToTxn(ctx context.Context, req *AddOffsetsToTxnReques
 		ProducerEpoch:   int16(req.ProducerEpoch),
 		GroupID:         req.GroupID,
 	}
-	var r *protocol.AddOffsetsToTxnResponse
-	if err := clientTxnSend(c, ctx, req.Addr, req.TransactionalID, protocol.CoordinatorKeyTypeTransaction, preq, &r); err != nil {
+	r, err := responseAs[*protocol.AddOffsetsToTxnResponse](c.sendToCoordinator(ctx, req.Addr, req.TransactionalID, protocol.CoordinatorKeyTypeTransaction, preq))
+	if err != nil {
 		return nil, fmt.Errorf("%s: adding the offsets of group %q to transaction %q: %w", op, req.GroupID, req.TransactionalID, err)
 	}
 	return &AddOffsetsToTxnResponse{
@@ -221,8 +221,8 @@ func (c *Client) EndTxn(ctx context.Context, req *EndTxnRequest) (*EndTxnRespons
 		ProducerEpoch:   int16(req.ProducerEpoch),
 		Committed:       req.Committed,
 	}
-	var r *protocol.EndTxnResponse
-	if err := clientTxnSend(c, ctx, req.Addr, req.TransactionalID, protocol.CoordinatorKeyTypeTransaction, preq, &r); err != nil {
+	r, err := responseAs[*protocol.EndTxnResponse](c.sendToCoordinator(ctx, req.Addr, req.TransactionalID, protocol.CoordinatorKeyTypeTransaction, preq))
+	if err != nil {
 		return nil, fmt.Errorf("%s: ending transaction %q: %w", op, req.TransactionalID, err)
 	}
 	return &EndTxnResponse{
@@ -334,8 +334,8 @@ func (c *Client) TxnOffsetCommit(ctx context.Context, req *TxnOffsetCommitReques
 		preq.Topics = append(preq.Topics, t)
 	}
 
-	var r *protocol.TxnOffsetCommitResponse
-	if err := clientTxnSend(c, ctx, req.Addr, req.GroupID, protocol.CoordinatorKeyTypeGroup, preq, &r); err != nil {
+	r, err := responseAs[*protocol.TxnOffsetCommitResponse](c.sendToCoordinator(ctx, req.Addr, req.GroupID, protocol.CoordinatorKeyTypeGroup, preq))
+	if err != nil {
 		return nil, fmt.Errorf("%s: committing offsets of group %q in transaction %q: %w", op, req.GroupID, req.TransactionalID, err)
 	}
 	res := &TxnOffsetCommitResponse{
@@ -350,20 +350,6 @@ func (c *Client) TxnOffsetCommit(ctx context.Context, req *TxnOffsetCommitReques
 		res.Topics[t.Name] = append(res.Topics[t.Name], parts...)
 	}
 	return res, nil
-}
-
-// clientTxnSend sends req to the coordinator of key (of keyType) in the
-// cluster at addr (or the Client's), within the Client's timeout, and
-// stores the typed response in *out.
-func clientTxnSend[R protocol.Response](c *Client, ctx context.Context, addr net.Addr, key string, keyType int8, req protocol.Request, out *R) error {
-	a, err := c.address(addr)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	*out, err = responseAs[R](c.toCoordinator(ctx, a, key, keyType, req))
-	return err
 }
 
 // clientTxnThrottle turns a response's throttle time into a Duration.
