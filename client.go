@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -134,6 +135,54 @@ func clientEach(n int, fn func(i int) error) error {
 		}
 	}
 	return nil
+}
+
+// clientThrottle converts a response's throttle time.
+func clientThrottle(ms int32) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+// clientSortedKeys returns m's keys in order, so that requests built from
+// kafka-go's maps do not depend on map order.
+func clientSortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// clientGroupsNullable maps kafka-go's "" (absent) to a null string. Every
+// Client method uses it; the name is the one client_groups_test.go knows.
+func clientGroupsNullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// clientInt32s converts broker ids or partitions; nil stays nil (null on
+// the wire where the field is nullable).
+func clientInt32s(s []int) []int32 {
+	if s == nil {
+		return nil
+	}
+	out := make([]int32, len(s))
+	for i, x := range s {
+		out[i] = int32(x)
+	}
+	return out
+}
+
+// clientInts is the reverse of clientInt32s.
+func clientInts(s []int32) []int {
+	if s == nil {
+		return nil
+	}
+	out := make([]int, len(s))
+	for i, x := range s {
+		out[i] = int(x)
+	}
+	return out
 }
 
 // clientCluster is what one call learned of the cluster: its brokers and

@@ -167,7 +167,7 @@ func (c *Client) CreateACLs(ctx context.Context, req *CreateACLsRequest) (*Creat
 		return nil, fmt.Errorf("kafka.(*Client).CreateACLs: %w", err)
 	}
 	resp := &CreateACLsResponse{
-		Throttle: clientSecurityThrottle(r.ThrottleTimeMs),
+		Throttle: clientThrottle(r.ThrottleTimeMs),
 		Errors:   make([]error, len(r.Results)),
 	}
 	for i, res := range r.Results {
@@ -186,10 +186,10 @@ func (c *Client) DescribeACLs(ctx context.Context, req *DescribeACLsRequest) (*D
 	f := req.Filter
 	m := &protocol.DescribeAclsRequest{
 		ResourceTypeFilter: int8(f.ResourceTypeFilter),
-		ResourceNameFilter: clientSecurityNullable(f.ResourceNameFilter),
+		ResourceNameFilter: clientGroupsNullable(f.ResourceNameFilter),
 		PatternTypeFilter:  int8(f.ResourcePatternTypeFilter),
-		PrincipalFilter:    clientSecurityNullable(f.PrincipalFilter),
-		HostFilter:         clientSecurityNullable(f.HostFilter),
+		PrincipalFilter:    clientGroupsNullable(f.PrincipalFilter),
+		HostFilter:         clientGroupsNullable(f.HostFilter),
 		Operation:          int8(f.Operation),
 		PermissionType:     int8(f.PermissionType),
 	}
@@ -198,7 +198,7 @@ func (c *Client) DescribeACLs(ctx context.Context, req *DescribeACLsRequest) (*D
 		return nil, fmt.Errorf("kafka.(*Client).DescribeACLs: %w", err)
 	}
 	resp := &DescribeACLsResponse{
-		Throttle:  clientSecurityThrottle(r.ThrottleTimeMs),
+		Throttle:  clientThrottle(r.ThrottleTimeMs),
 		Error:     makeError(r.ErrorCode, deref(r.ErrorMessage)),
 		Resources: make([]ACLResource, len(r.Resources)),
 	}
@@ -233,10 +233,10 @@ func (c *Client) DeleteACLs(ctx context.Context, req *DeleteACLsRequest) (*Delet
 	for i, f := range req.Filters {
 		m.Filters[i] = protocol.DeleteAclsRequestFilter{
 			ResourceTypeFilter: int8(f.ResourceTypeFilter),
-			ResourceNameFilter: clientSecurityNullable(f.ResourceNameFilter),
+			ResourceNameFilter: clientGroupsNullable(f.ResourceNameFilter),
 			PatternTypeFilter:  int8(f.ResourcePatternTypeFilter),
-			PrincipalFilter:    clientSecurityNullable(f.PrincipalFilter),
-			HostFilter:         clientSecurityNullable(f.HostFilter),
+			PrincipalFilter:    clientGroupsNullable(f.PrincipalFilter),
+			HostFilter:         clientGroupsNullable(f.HostFilter),
 			Operation:          int8(f.Operation),
 			PermissionType:     int8(f.PermissionType),
 		}
@@ -246,7 +246,7 @@ func (c *Client) DeleteACLs(ctx context.Context, req *DeleteACLsRequest) (*Delet
 		return nil, fmt.Errorf("kafka.(*Client).DeleteACLs: %w", err)
 	}
 	resp := &DeleteACLsResponse{
-		Throttle: clientSecurityThrottle(r.ThrottleTimeMs),
+		Throttle: clientThrottle(r.ThrottleTimeMs),
 		Results:  make([]DeleteACLsResult, len(r.FilterResults)),
 	}
 	for i, fr := range r.FilterResults {
@@ -269,16 +269,4 @@ func (c *Client) DeleteACLs(ctx context.Context, req *DeleteACLsRequest) (*Delet
 		resp.Results[i] = out
 	}
 	return resp, nil
-}
-
-func clientSecurityThrottle(ms int32) time.Duration {
-	return time.Duration(ms) * time.Millisecond
-}
-
-// clientSecurityNullable maps kafka-go's "" (no value) to a null string.
-func clientSecurityNullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

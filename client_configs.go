@@ -139,7 +139,7 @@ func (c *Client) DescribeConfigs(ctx context.Context, req *DescribeConfigsReques
 	out := &DescribeConfigsResponse{}
 	inOrder := true // every broker answered resource for resource
 	for _, call := range calls {
-		out.Throttle = max(out.Throttle, clientAdminDuration(call.resp.ThrottleTimeMs))
+		out.Throttle = max(out.Throttle, clientThrottle(call.resp.ThrottleTimeMs))
 		inOrder = inOrder && len(call.resp.Results) == len(call.idx)
 	}
 	if inOrder {
@@ -271,7 +271,7 @@ func (c *Client) AlterConfigs(ctx context.Context, req *AlterConfigsRequest) (*A
 	out := &AlterConfigsResponse{Errors: map[AlterConfigsResponseResource]error{}}
 	for _, call := range calls {
 		resp := call.resp
-		out.Throttle = max(out.Throttle, clientAdminDuration(resp.ThrottleTimeMs))
+		out.Throttle = max(out.Throttle, clientThrottle(resp.ThrottleTimeMs))
 		for _, r := range resp.Responses {
 			key := AlterConfigsResponseResource{Type: r.ResourceType, Name: r.ResourceName}
 			out.Errors[key] = makeError(r.ErrorCode, deref(r.ErrorMessage))

@@ -133,7 +133,7 @@ func (c *Client) Fetch(ctx context.Context, req *FetchRequest) (*FetchResponse, 
 		return fail(err)
 	}
 	ret := &FetchResponse{
-		Throttle:  time.Duration(r.ThrottleTimeMs) * time.Millisecond,
+		Throttle:  clientThrottle(r.ThrottleTimeMs),
 		Topic:     req.Topic,
 		Partition: req.Partition,
 		Error:     makeError(r.ErrorCode, ""),

@@ -99,7 +99,7 @@ func (c *Client) InitProducerID(ctx context.Context, req *InitProducerIDRequest)
 	}
 	return &InitProducerIDResponse{
 		Producer: &ProducerSession{ProducerID: int(r.ProducerID), ProducerEpoch: int(r.ProducerEpoch)},
-		Throttle: clientGroupsThrottle(r.ThrottleTimeMs),
+		Throttle: clientThrottle(r.ThrottleTimeMs),
 		Error:    makeError(r.ErrorCode, ""),
 	}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"sort"
 	"time"
 
 	"github.com/rackfetch/kafka-go/protocol"
@@ -149,7 +148,7 @@ func (c *Client) JoinGroup(ctx context.Context, req *JoinGroupRequest) (*JoinGro
 	}
 	resp := &JoinGroupResponse{
 		Error:        makeError(r.ErrorCode, ""),
-		Throttle:     clientGroupsThrottle(r.ThrottleTimeMs),
+		Throttle:     clientThrottle(r.ThrottleTimeMs),
 		GenerationID: int(r.GenerationID),
 		ProtocolName: r.ProtocolName,
 		ProtocolType: deref(r.ProtocolType),
@@ -166,7 +165,7 @@ func (c *Client) JoinGroup(ctx context.Context, req *JoinGroupRequest) (*JoinGro
 			}
 			sub.Topics, sub.UserData = s.Topics, s.UserData
 			for _, tp := range s.OwnedPartitions {
-				sub.OwnedPartitions[tp.Topic] = append(sub.OwnedPartitions[tp.Topic], clientGroupsInts(tp.Partitions)...)
+				sub.OwnedPartitions[tp.Topic] = append(sub.OwnedPartitions[tp.Topic], clientInts(tp.Partitions)...)
 			}
 		}
 		resp.Members = append(resp.Members, JoinGroupResponseMember{
@@ -279,7 +278,7 @@ func (c *Client) SyncGroup(ctx context.Context, req *SyncGroupRequest) (*SyncGro
 	}
 	resp := &SyncGroupResponse{
 		Error:        makeError(r.ErrorCode, ""),
-		Throttle:     clientGroupsThrottle(r.ThrottleTimeMs),
+		Throttle:     clientThrottle(r.ThrottleTimeMs),
 		ProtocolType: deref(r.ProtocolType),
 		ProtocolName: deref(r.ProtocolName),
 		Assignment:   GroupProtocolAssignment{AssignedPartitions: map[string][]int{}},
@@ -346,7 +345,7 @@ func (c *Client) Heartbeat(ctx context.Context, req *HeartbeatRequest) (*Heartbe
 	}
 	return &HeartbeatResponse{
 		Error:    makeError(r.ErrorCode, ""),
-		Throttle: clientGroupsThrottle(r.ThrottleTimeMs),
+		Throttle: clientThrottle(r.ThrottleTimeMs),
 	}, nil
 }
 
@@ -426,7 +425,7 @@ func (c *Client) LeaveGroup(ctx context.Context, req *LeaveGroupRequest) (*Leave
 	}
 	resp := &LeaveGroupResponse{
 		Error:    makeError(r.ErrorCode, ""),
-		Throttle: clientGroupsThrottle(r.ThrottleTimeMs),
+		Throttle: clientThrottle(r.ThrottleTimeMs),
 		Members:  make([]LeaveGroupResponseMember, 0, len(r.Members)),
 	}
 	for _, member := range r.Members {
@@ -488,11 +487,7 @@ func clientGroupsTopicPartitions(m map[string][]int) []protocol.ConsumerProtocol
 	if len(m) == 0 {
 		return nil
 	}
-	topics := make([]string, 0, len(m))
-	for t := range m {
-		topics = append(topics, t)
-	}
-	sort.Strings(topics)
+	topics := clientSortedKeys(m)
 	out := make([]protocol.ConsumerProtocolTopicPartitions, len(topics))
 	for i, t := range topics {
 		out[i] = protocol.ConsumerProtocolTopicPartitions{Topic: t, Partitions: clientGroupsInt32s(m[t])}

@@ -219,7 +219,7 @@ func clientGroupsMemberMetadata(b []byte) (DescribeGroupsResponseMemberMetadata,
 	for _, tp := range s.OwnedPartitions {
 		md.OwnedPartitions = append(md.OwnedPartitions, DescribeGroupsResponseMemberMetadataOwnedPartition{
 			Topic:      tp.Topic,
-			Partitions: clientGroupsInts(tp.Partitions),
+			Partitions: clientInts(tp.Partitions),
 		})
 	}
 	return md, nil
@@ -239,7 +239,7 @@ func clientGroupsMemberAssignment(b []byte) (DescribeGroupsResponseAssignments, 
 	as.Version = int(a.Version)
 	as.UserData = a.UserData
 	for _, tp := range a.AssignedPartitions {
-		as.Topics = append(as.Topics, GroupMemberTopic{Topic: tp.Topic, Partitions: clientGroupsInts(tp.Partitions)})
+		as.Topics = append(as.Topics, GroupMemberTopic{Topic: tp.Topic, Partitions: clientInts(tp.Partitions)})
 	}
 	return as, nil
 }
@@ -368,7 +368,7 @@ func (c *Client) DeleteGroups(ctx context.Context, req *DeleteGroupsRequest) (*D
 	}
 	resp := &DeleteGroupsResponse{Errors: make(map[string]error, len(req.GroupIDs))}
 	for _, a := range answers {
-		resp.Throttle = max(resp.Throttle, clientGroupsThrottle(a.ThrottleTimeMs))
+		resp.Throttle = max(resp.Throttle, clientThrottle(a.ThrottleTimeMs))
 		for _, r := range a.Results {
 			resp.Errors[r.GroupID] = makeError(r.ErrorCode, "")
 		}
@@ -444,33 +444,12 @@ func clientGroupsUnique(ids []string) []string {
 	return out
 }
 
-func clientGroupsInts(s []int32) []int {
-	if s == nil {
-		return nil
-	}
-	out := make([]int, len(s))
-	for i, v := range s {
-		out[i] = int(v)
-	}
-	return out
-}
-
+// clientGroupsInt32s is clientInt32s except that nil gives an empty list:
+// consumer protocol partition lists are never null.
 func clientGroupsInt32s(s []int) []int32 {
 	out := make([]int32, len(s))
 	for i, v := range s {
 		out[i] = int32(v)
 	}
 	return out
-}
-
-func clientGroupsThrottle(ms int32) time.Duration {
-	return time.Duration(ms) * time.Millisecond
-}
-
-// clientGroupsNullable maps kafka-go's "" (absent) to a null string.
-func clientGroupsNullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

@@ -62,7 +62,7 @@ func (c *Client) Metadata(ctx context.Context, req *MetadataRequest) (*MetadataR
 	}
 	m := cl.metadata
 	res := &MetadataResponse{
-		Throttle:  clientMetadataThrottle(m.ThrottleTimeMs),
+		Throttle:  clientThrottle(m.ThrottleTimeMs),
 		ClusterID: deref(m.ClusterID),
 		Brokers:   make([]Broker, len(m.Brokers)),
 		Topics:    make([]Topic, len(m.Topics)),
@@ -251,7 +251,7 @@ func (c *Client) FindCoordinator(ctx context.Context, req *FindCoordinatorReques
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).FindCoordinator: %w", err)
 	}
-	res := &FindCoordinatorResponse{Throttle: clientMetadataThrottle(r.ThrottleTimeMs)}
+	res := &FindCoordinatorResponse{Throttle: clientThrottle(r.ThrottleTimeMs)}
 	if r.Coordinators == nil { // v1-3: one answer at the top level
 		res.Coordinator = &FindCoordinatorResponseCoordinator{NodeID: int(r.NodeID), Host: r.Host, Port: int(r.Port)}
 		res.Error = makeError(r.ErrorCode, deref(r.ErrorMessage))
@@ -268,9 +268,4 @@ func (c *Client) FindCoordinator(ctx context.Context, req *FindCoordinatorReques
 	res.Coordinator = &FindCoordinatorResponseCoordinator{NodeID: int(co.NodeID), Host: co.Host, Port: int(co.Port)}
 	res.Error = makeError(co.ErrorCode, deref(co.ErrorMessage))
 	return res, nil
-}
-
-// clientMetadataThrottle converts a response's throttle time.
-func clientMetadataThrottle(ms int32) time.Duration {
-	return time.Duration(ms) * time.Millisecond
 }

@@ -201,7 +201,7 @@ func (c *Client) ListOffsets(ctx context.Context, req *ListOffsetsRequest) (*Lis
 			}
 			continue
 		}
-		if d := clientMetadataThrottle(cc.resp.ThrottleTimeMs); d > res.Throttle {
+		if d := clientThrottle(cc.resp.ThrottleTimeMs); d > res.Throttle {
 			res.Throttle = d
 		}
 		// What this request asked for, to tell the answers apart.
@@ -378,7 +378,7 @@ func (c *Client) OffsetFetch(ctx context.Context, req *OffsetFetchRequest) (*Off
 	var topics []protocol.OffsetFetchRequestTopic // nil: all topics (v2+)
 	if len(req.Topics) > 0 {
 		topics = make([]protocol.OffsetFetchRequestTopic, 0, len(req.Topics))
-		for _, name := range clientOffsetsSortedKeys(req.Topics) {
+		for _, name := range clientSortedKeys(req.Topics) {
 			ps := req.Topics[name]
 			idx := make([]int32, len(ps))
 			for i, p := range ps {
@@ -411,7 +411,7 @@ func (c *Client) OffsetFetch(ctx context.Context, req *OffsetFetchRequest) (*Off
 		resTopics, code = g.Topics, g.ErrorCode
 	}
 	res := &OffsetFetchResponse{
-		Throttle: clientMetadataThrottle(r.ThrottleTimeMs),
+		Throttle: clientThrottle(r.ThrottleTimeMs),
 		Topics:   make(map[string][]OffsetFetchPartition, len(resTopics)),
 		Error:    errorFromCode(code),
 	}
@@ -496,11 +496,8 @@ func (c *Client) OffsetCommit(ctx context.Context, req *OffsetCommitRequest) (*O
 		RetentionTimeMs: clientOffsetsRetention.Milliseconds(), // v2-4
 		Topics:          make([]protocol.OffsetCommitRequestTopic, 0, len(req.Topics)),
 	}
-	if req.InstanceID != "" {
-		id := req.InstanceID
-		preq.GroupInstanceID = &id // v7+
-	}
-	for _, name := range clientOffsetsSortedKeys(req.Topics) {
+	preq.GroupInstanceID = clientGroupsNullable(req.InstanceID) // v7+
+	for _, name := range clientSortedKeys(req.Topics) {
 		commits := req.Topics[name]
 		ps := make([]protocol.OffsetCommitRequestPartition, len(commits))
 		for i, oc := range commits {
@@ -519,7 +516,7 @@ func (c *Client) OffsetCommit(ctx context.Context, req *OffsetCommitRequest) (*O
 		return nil, fmt.Errorf("kafka.(*Client).OffsetCommit: %w", err)
 	}
 	res := &OffsetCommitResponse{
-		Throttle: clientMetadataThrottle(r.ThrottleTimeMs),
+		Throttle: clientThrottle(r.ThrottleTimeMs),
 		Topics:   make(map[string][]OffsetCommitPartition, len(r.Topics)),
 	}
 	for _, t := range r.Topics {
@@ -587,7 +584,7 @@ func (c *Client) OffsetDelete(ctx context.Context, req *OffsetDeleteRequest) (*O
 		GroupID: req.GroupID,
 		Topics:  make([]protocol.OffsetDeleteRequestTopic, 0, len(req.Topics)),
 	}
-	for _, name := range clientOffsetsSortedKeys(req.Topics) {
+	for _, name := range clientSortedKeys(req.Topics) {
 		idx := req.Topics[name]
 		ps := make([]protocol.OffsetDeleteRequestPartition, len(idx))
 		for i, p := range idx {
@@ -601,7 +598,7 @@ func (c *Client) OffsetDelete(ctx context.Context, req *OffsetDeleteRequest) (*O
 	}
 	res := &OffsetDeleteResponse{
 		Error:    errorFromCode(r.ErrorCode),
-		Throttle: clientMetadataThrottle(r.ThrottleTimeMs),
+		Throttle: clientThrottle(r.ThrottleTimeMs),
 		Topics:   make(map[string][]OffsetDeletePartition, len(r.Topics)),
 	}
 	for _, t := range r.Topics {
@@ -664,13 +661,4 @@ func (c *Client) ConsumerOffsets(ctx context.Context, tg TopicAndGroup) (map[int
 		offsets[p.Partition] = p.CommittedOffset
 	}
 	return offsets, nil
-}
-
-func clientOffsetsSortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -171,9 +171,7 @@ func (c *Client) clientProduceSend(ctx context.Context, method string, addr net.
 			Partitions: []protocol.ProduceRequestPartition{{Index: int32(partition), Records: records}},
 		}},
 	}
-	if txID != "" {
-		preq.TransactionalID = &txID
-	}
+	preq.TransactionalID = clientGroupsNullable(txID)
 	if acks == RequireNone {
 		// No response comes: the transport returns once the request is sent.
 		rt := c.transport()
@@ -194,7 +192,7 @@ func (c *Client) clientProduceSend(ctx context.Context, method string, addr net.
 		return fail(fmt.Errorf("broker %d answered without the partition", leader.ID))
 	}
 	ret := &ProduceResponse{
-		Throttle:       time.Duration(r.ThrottleTimeMs) * time.Millisecond,
+		Throttle:       clientThrottle(r.ThrottleTimeMs),
 		Error:          makeError(p.ErrorCode, deref(p.ErrorMessage)),
 		BaseOffset:     p.BaseOffset,
 		LogAppendTime:  clientProduceTime(p.LogAppendTimeMs),

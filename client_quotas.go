@@ -154,7 +154,7 @@ func (c *Client) DescribeClientQuotas(ctx context.Context, req *DescribeClientQu
 		m.Components[i] = protocol.DescribeClientQuotasRequestComponent{
 			EntityType: comp.EntityType,
 			MatchType:  comp.MatchType,
-			Match:      clientSecurityNullable(comp.Match),
+			Match:      clientGroupsNullable(comp.Match),
 		}
 	}
 	r, err := responseAs[*protocol.DescribeClientQuotasResponse](c.sendToController(ctx, req.Addr, m))
@@ -162,7 +162,7 @@ func (c *Client) DescribeClientQuotas(ctx context.Context, req *DescribeClientQu
 		return nil, fmt.Errorf("kafka.(*Client).DescribeClientQuotas: %w", err)
 	}
 	resp := &DescribeClientQuotasResponse{
-		Throttle: clientSecurityThrottle(r.ThrottleTimeMs),
+		Throttle: clientThrottle(r.ThrottleTimeMs),
 		Error:    makeError(r.ErrorCode, deref(r.ErrorMessage)),
 		Entries:  make([]DescribeClientQuotasResponseQuotas, len(r.Entries)),
 	}
@@ -199,7 +199,7 @@ func (c *Client) AlterClientQuotas(ctx context.Context, req *AlterClientQuotasRe
 			Ops:    make([]protocol.AlterClientQuotasRequestOp, len(ent.Ops)),
 		}
 		for j, e := range ent.Entities {
-			out.Entity[j] = protocol.ClientQuotasEntity{EntityType: e.EntityType, EntityName: clientSecurityNullable(e.EntityName)}
+			out.Entity[j] = protocol.ClientQuotasEntity{EntityType: e.EntityType, EntityName: clientGroupsNullable(e.EntityName)}
 		}
 		for j, op := range ent.Ops {
 			out.Ops[j] = protocol.AlterClientQuotasRequestOp{Key: op.Key, Value: op.Value, Remove: op.Remove}
@@ -211,7 +211,7 @@ func (c *Client) AlterClientQuotas(ctx context.Context, req *AlterClientQuotasRe
 		return nil, fmt.Errorf("kafka.(*Client).AlterClientQuotas: %w", err)
 	}
 	resp := &AlterClientQuotasResponse{
-		Throttle: clientSecurityThrottle(r.ThrottleTimeMs),
+		Throttle: clientThrottle(r.ThrottleTimeMs),
 		Entries:  make([]AlterClientQuotaResponseQuotas, len(r.Entries)),
 	}
 	for i, ent := range r.Entries {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"sort"
 	"time"
 
 	"github.com/rackfetch/kafka-go/protocol"
@@ -56,7 +55,7 @@ func (c *Client) ElectLeaders(ctx context.Context, req *ElectLeadersRequest) (*E
 	if req == nil {
 		return nil, errors.New("electing leaders: nil request")
 	}
-	partitions := clientAdminInt32s(req.Partitions)
+	partitions := clientInt32s(req.Partitions)
 	if partitions == nil {
 		// An empty list, never null: null would mean every partition of
 		// the cluster.
@@ -160,7 +159,7 @@ func (c *Client) AlterPartitionReassignments(ctx context.Context, req *AlterPart
 		}
 		preq.Topics[k].Partitions = append(preq.Topics[k].Partitions, protocol.AlterPartitionReassignmentsRequestPartition{
 			PartitionIndex: int32(a.PartitionID),
-			Replicas:       clientAdminInt32s(a.BrokerIDs), // nil: null, a cancellation
+			Replicas:       clientInt32s(a.BrokerIDs), // nil: null, a cancellation
 		})
 	}
 
@@ -239,15 +238,10 @@ func (c *Client) ListPartitionReassignments(ctx context.Context, req *ListPartit
 		return nil, errors.New("listing partition reassignments: nil request")
 	}
 	preq := &protocol.ListPartitionReassignmentsRequest{TimeoutMs: clampMillis(req.Timeout)}
-	names := make([]string, 0, len(req.Topics))
-	for name := range req.Topics {
-		names = append(names, name)
-	}
-	sort.Strings(names) // a stable request for a map
-	for _, name := range names {
+	for _, name := range clientSortedKeys(req.Topics) {
 		preq.Topics = append(preq.Topics, protocol.ListPartitionReassignmentsRequestTopic{
 			Name:             name,
-			PartitionIndexes: clientAdminInt32s(req.Topics[name].PartitionIndexes),
+			PartitionIndexes: clientInt32s(req.Topics[name].PartitionIndexes),
 		})
 	}
 
@@ -264,9 +258,9 @@ func (c *Client) ListPartitionReassignments(ctx context.Context, req *ListPartit
 		for _, p := range t.Partitions {
 			rt.Partitions = append(rt.Partitions, ListPartitionReassignmentsResponsePartition{
 				PartitionIndex:   int(p.PartitionIndex),
-				Replicas:         clientAdminInts(p.Replicas),
-				AddingReplicas:   clientAdminInts(p.AddingReplicas),
-				RemovingReplicas: clientAdminInts(p.RemovingReplicas),
+				Replicas:         clientInts(p.Replicas),
+				AddingReplicas:   clientInts(p.AddingReplicas),
+				RemovingReplicas: clientInts(p.RemovingReplicas),
 			})
 		}
 		out.Topics[t.Name] = rt

@@ -130,7 +130,7 @@ func (c *Client) DescribeUserScramCredentials(ctx context.Context, req *Describe
 		return nil, fmt.Errorf("kafka.(*Client).DescribeUserScramCredentials: %w", err)
 	}
 	resp := &DescribeUserScramCredentialsResponse{
-		Throttle: clientSecurityThrottle(r.ThrottleTimeMs),
+		Throttle: clientThrottle(r.ThrottleTimeMs),
 		Error:    makeError(r.ErrorCode, deref(r.ErrorMessage)),
 		Results:  make([]DescribeUserScramCredentialsResponseResult, len(r.Results)),
 	}
@@ -187,7 +187,7 @@ func (c *Client) AlterUserScramCredentials(ctx context.Context, req *AlterUserSc
 		return nil, fmt.Errorf("kafka.(*Client).AlterUserScramCredentials: %w", err)
 	}
 	resp := &AlterUserScramCredentialsResponse{
-		Throttle: clientSecurityThrottle(r.ThrottleTimeMs),
+		Throttle: clientThrottle(r.ThrottleTimeMs),
 		Results:  make([]AlterUserScramCredentialsResponseUser, len(r.Results)),
 	}
 	for i, res := range r.Results {

@@ -61,7 +61,7 @@ func (c *Client) CreateTopics(ctx context.Context, req *CreateTopicsRequest) (*C
 		for _, a := range t.ReplicaAssignments {
 			pt.Assignments = append(pt.Assignments, protocol.CreateTopicsRequestAssignment{
 				PartitionIndex: int32(a.Partition),
-				BrokerIDs:      clientAdminInt32s(a.Replicas),
+				BrokerIDs:      clientInt32s(a.Replicas),
 			})
 		}
 		for _, e := range t.ConfigEntries {
@@ -75,7 +75,7 @@ func (c *Client) CreateTopics(ctx context.Context, req *CreateTopicsRequest) (*C
 		return nil, fmt.Errorf("creating topics: %w", err)
 	}
 	out := &CreateTopicsResponse{
-		Throttle: clientAdminDuration(resp.ThrottleTimeMs),
+		Throttle: clientThrottle(resp.ThrottleTimeMs),
 		Errors:   make(map[string]error, len(resp.Topics)),
 	}
 	for _, t := range resp.Topics {
@@ -123,7 +123,7 @@ func (c *Client) DeleteTopics(ctx context.Context, req *DeleteTopicsRequest) (*D
 		return nil, fmt.Errorf("deleting topics: %w", err)
 	}
 	out := &DeleteTopicsResponse{
-		Throttle: clientAdminDuration(resp.ThrottleTimeMs),
+		Throttle: clientThrottle(resp.ThrottleTimeMs),
 		Errors:   make(map[string]error, len(resp.Responses)),
 	}
 	for _, t := range resp.Responses {
@@ -203,7 +203,7 @@ func (c *Client) CreatePartitions(ctx context.Context, req *CreatePartitionsRequ
 		return nil, fmt.Errorf("creating partitions: %w", err)
 	}
 	out := &CreatePartitionsResponse{
-		Throttle: clientAdminDuration(resp.ThrottleTimeMs),
+		Throttle: clientThrottle(resp.ThrottleTimeMs),
 		Errors:   make(map[string]error, len(resp.Results)),
 	}
 	for _, r := range resp.Results {
@@ -233,31 +233,4 @@ func (c *Client) clientAdminTimeoutMs(ctx context.Context, def time.Duration) in
 		ms = math.MaxInt32
 	}
 	return int32(ms)
-}
-
-// clientAdminDuration converts a throttle time in milliseconds.
-func clientAdminDuration(ms int32) time.Duration { return time.Duration(ms) * time.Millisecond }
-
-// clientAdminInt32s converts broker ids or partitions; nil stays nil.
-func clientAdminInt32s(s []int) []int32 {
-	if s == nil {
-		return nil
-	}
-	out := make([]int32, len(s))
-	for i, x := range s {
-		out[i] = int32(x)
-	}
-	return out
-}
-
-// clientAdminInts is the reverse of clientAdminInt32s.
-func clientAdminInts(s []int32) []int {
-	if s == nil {
-		return nil
-	}
-	out := make([]int, len(s))
-	for i, x := range s {
-		out[i] = int(x)
-	}
-	return out
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"sort"
 	"time"
 
 	"github.com/rackfetch/kafka-go/protocol"
@@ -82,7 +81,7 @@ func (c *Client) AddPartitionsToTxn(ctx context.Context, req *AddPartitionsToTxn
 		ProducerID:      int64(req.ProducerID),
 		ProducerEpoch:   int16(req.ProducerEpoch),
 	}
-	for _, name := range clientTxnSortedKeys(req.Topics) {
+	for _, name := range clientSortedKeys(req.Topics) {
 		t := protocol.AddPartitionsToTxnTopic{Name: name}
 		for _, p := range req.Topics[name] {
 			t.Partitions = append(t.Partitions, int32(p.Partition))
@@ -95,7 +94,7 @@ func (c *Client) AddPartitionsToTxn(ctx context.Context, req *AddPartitionsToTxn
 		return nil, fmt.Errorf("%s: adding partitions to transaction %q: %w", op, req.TransactionalID, err)
 	}
 	res := &AddPartitionsToTxnResponse{
-		Throttle: clientTxnThrottle(r.ThrottleTimeMs),
+		Throttle: clientThrottle(r.ThrottleTimeMs),
 		Topics:   make(map[string][]AddPartitionToTxnPartition, len(r.Results)),
 	}
 	for _, t := range r.Results {
@@ -164,7 +163,7 @@ func (c *Client) AddOffsetsToTxn(ctx context.Context, req *AddOffsetsToTxnReques
 		return nil, fmt.Errorf("%s: adding the offsets of group %q to transaction %q: %w", op, req.GroupID, req.TransactionalID, err)
 	}
 	return &AddOffsetsToTxnResponse{
-		Throttle: clientTxnThrottle(r.ThrottleTimeMs),
+		Throttle: clientThrottle(r.ThrottleTimeMs),
 		Error:    makeError(r.ErrorCode, ""),
 	}, nil
 }
@@ -226,7 +225,7 @@ func (c *Client) EndTxn(ctx context.Context, req *EndTxnRequest) (*EndTxnRespons
 		return nil, fmt.Errorf("%s: ending transaction %q: %w", op, req.TransactionalID, err)
 	}
 	return &EndTxnResponse{
-		Throttle: clientTxnThrottle(r.ThrottleTimeMs),
+		Throttle: clientThrottle(r.ThrottleTimeMs),
 		Error:    makeError(r.ErrorCode, ""),
 	}, nil
 }
@@ -316,11 +315,8 @@ func (c *Client) TxnOffsetCommit(ctx context.Context, req *TxnOffsetCommitReques
 		GenerationID:    int32(req.GenerationID),
 		MemberID:        req.MemberID,
 	}
-	if req.GroupInstanceID != "" {
-		id := req.GroupInstanceID
-		preq.GroupInstanceID = &id
-	}
-	for _, name := range clientTxnSortedKeys(req.Topics) {
+	preq.GroupInstanceID = clientGroupsNullable(req.GroupInstanceID)
+	for _, name := range clientSortedKeys(req.Topics) {
 		t := protocol.TxnOffsetCommitRequestTopic{Name: name}
 		for _, p := range req.Topics[name] {
 			meta := p.Metadata
@@ -339,7 +335,7 @@ func (c *Client) TxnOffsetCommit(ctx context.Context, req *TxnOffsetCommitReques
 		return nil, fmt.Errorf("%s: committing offsets of group %q in transaction %q: %w", op, req.GroupID, req.TransactionalID, err)
 	}
 	res := &TxnOffsetCommitResponse{
-		Throttle: clientTxnThrottle(r.ThrottleTimeMs),
+		Throttle: clientThrottle(r.ThrottleTimeMs),
 		Topics:   make(map[string][]TxnOffsetCommitPartition, len(r.Topics)),
 	}
 	for _, t := range r.Topics {
@@ -350,18 +346,4 @@ func (c *Client) TxnOffsetCommit(ctx context.Context, req *TxnOffsetCommitReques
 		res.Topics[t.Name] = append(res.Topics[t.Name], parts...)
 	}
 	return res, nil
-}
-
-// clientTxnThrottle turns a response's throttle time into a Duration.
-func clientTxnThrottle(ms int32) time.Duration { return time.Duration(ms) * time.Millisecond }
-
-// clientTxnSortedKeys returns m's keys in order, so requests are built the
-// same way every time.
-func clientTxnSortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
