@@ -183,17 +183,8 @@ func (c *Client) DescribeACLs(ctx context.Context, req *DescribeACLsRequest) (*D
 	if req == nil {
 		return nil, fmt.Errorf("kafka.(*Client).DescribeACLs: nil request")
 	}
-	f := req.Filter
-	m := &protocol.DescribeAclsRequest{
-		ResourceTypeFilter: int8(f.ResourceTypeFilter),
-		ResourceNameFilter: clientGroupsNullable(f.ResourceNameFilter),
-		PatternTypeFilter:  int8(f.ResourcePatternTypeFilter),
-		PrincipalFilter:    clientGroupsNullable(f.PrincipalFilter),
-		HostFilter:         clientGroupsNullable(f.HostFilter),
-		Operation:          int8(f.Operation),
-		PermissionType:     int8(f.PermissionType),
-	}
-	r, err := responseAs[*protocol.DescribeAclsResponse](c.sendToController(ctx, req.Addr, m))
+	m := protocol.DescribeAclsRequest(clientACLWireFilter(req.Filter))
+	r, err := responseAs[*protocol.DescribeAclsResponse](c.sendToController(ctx, req.Addr, &m))
 	if err != nil {
 		return nil, fmt.Errorf("kafka.(*Client).DescribeACLs: %w", err)
 	}
@@ -231,15 +222,7 @@ func (c *Client) DeleteACLs(ctx context.Context, req *DeleteACLsRequest) (*Delet
 	}
 	m := &protocol.DeleteAclsRequest{Filters: make([]protocol.DeleteAclsRequestFilter, len(req.Filters))}
 	for i, f := range req.Filters {
-		m.Filters[i] = protocol.DeleteAclsRequestFilter{
-			ResourceTypeFilter: int8(f.ResourceTypeFilter),
-			ResourceNameFilter: clientGroupsNullable(f.ResourceNameFilter),
-			PatternTypeFilter:  int8(f.ResourcePatternTypeFilter),
-			PrincipalFilter:    clientGroupsNullable(f.PrincipalFilter),
-			HostFilter:         clientGroupsNullable(f.HostFilter),
-			Operation:          int8(f.Operation),
-			PermissionType:     int8(f.PermissionType),
-		}
+		m.Filters[i] = clientACLWireFilter(ACLFilter(f))
 	}
 	r, err := responseAs[*protocol.DeleteAclsResponse](c.sendToController(ctx, req.Addr, m))
 	if err != nil {
@@ -269,4 +252,19 @@ func (c *Client) DeleteACLs(ctx context.Context, req *DeleteACLsRequest) (*Delet
 		resp.Results[i] = out
 	}
 	return resp, nil
+}
+
+// clientACLWireFilter is a filter's wire form. DescribeAcls carries one at its
+// top level and DeleteAcls a list of them, with the same fields: the
+// request types convert.
+func clientACLWireFilter(f ACLFilter) protocol.DeleteAclsRequestFilter {
+	return protocol.DeleteAclsRequestFilter{
+		ResourceTypeFilter: int8(f.ResourceTypeFilter),
+		ResourceNameFilter: clientGroupsNullable(f.ResourceNameFilter),
+		PatternTypeFilter:  int8(f.ResourcePatternTypeFilter),
+		PrincipalFilter:    clientGroupsNullable(f.PrincipalFilter),
+		HostFilter:         clientGroupsNullable(f.HostFilter),
+		Operation:          int8(f.Operation),
+		PermissionType:     int8(f.PermissionType),
+	}
 }
