@@ -276,6 +276,19 @@ func (c *Client) findCoordinator(ctx context.Context, addr net.Addr, key string,
 	return b, nil
 }
 
+// sendToAny is roundTrip for a Client method, for requests any broker
+// answers: addr is the request's Addr, else the Client's, and
+// Client.Timeout applies.
+func (c *Client) sendToAny(ctx context.Context, addr net.Addr, req protocol.Request) (protocol.Response, error) {
+	addr, err := c.address(addr)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	return c.roundTrip(ctx, addr, req)
+}
+
 // sendToController is toController for a Client method: addr is the
 // request's Addr, else the Client's, and Client.Timeout applies. Admin and
 // security changes (topics, ACLs, quotas, SCRAM) are cluster metadata the

@@ -71,13 +71,6 @@ func (c *Client) InitProducerID(ctx context.Context, req *InitProducerIDRequest)
 	if req == nil {
 		return nil, errors.New("kafka.(*Client).InitProducerID: nil request")
 	}
-	addr, err := c.address(req.Addr)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-
 	init := &protocol.InitProducerIdRequest{
 		TransactionalID:      clientGroupsNullable(req.TransactionalID),
 		TransactionTimeoutMs: int32(req.TransactionTimeoutMs),
@@ -88,10 +81,11 @@ func (c *Client) InitProducerID(ctx context.Context, req *InitProducerIDRequest)
 		init.ProducerID, init.ProducerEpoch = -1, -1
 	}
 	var m protocol.Response
+	var err error
 	if req.TransactionalID != "" {
-		m, err = c.toCoordinator(ctx, addr, req.TransactionalID, protocol.CoordinatorKeyTypeTransaction, init)
+		m, err = c.sendToCoordinator(ctx, req.Addr, req.TransactionalID, protocol.CoordinatorKeyTypeTransaction, init)
 	} else {
-		m, err = c.roundTrip(ctx, addr, init)
+		m, err = c.sendToAny(ctx, req.Addr, init)
 	}
 	r, err := responseAs[*protocol.InitProducerIdResponse](m, err)
 	if err != nil {

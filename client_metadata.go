@@ -120,14 +120,7 @@ func (c *Client) ApiVersions(ctx context.Context, req *ApiVersionsRequest) (*Api
 	if req == nil {
 		return nil, errors.New("kafka.(*Client).ApiVersions: nil request")
 	}
-	addr, err := c.address(req.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("kafka.(*Client).ApiVersions: %w", err)
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-
-	r, err := responseAs[*protocol.ApiVersionsResponse](c.roundTrip(ctx, addr, &protocol.ApiVersionsRequest{
+	r, err := responseAs[*protocol.ApiVersionsResponse](c.sendToAny(ctx, req.Addr, &protocol.ApiVersionsRequest{
 		ClientSoftwareName:    clientSoftwareName, // v3+
 		ClientSoftwareVersion: libraryVersion,     // v3+
 	}))
@@ -236,14 +229,7 @@ func (c *Client) FindCoordinator(ctx context.Context, req *FindCoordinatorReques
 	if req == nil {
 		return nil, errors.New("kafka.(*Client).FindCoordinator: nil request")
 	}
-	addr, err := c.address(req.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("kafka.(*Client).FindCoordinator: %w", err)
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-
-	r, err := responseAs[*protocol.FindCoordinatorResponse](c.roundTrip(ctx, addr, &protocol.FindCoordinatorRequest{
+	r, err := responseAs[*protocol.FindCoordinatorResponse](c.sendToAny(ctx, req.Addr, &protocol.FindCoordinatorRequest{
 		CoordinatorKey:  req.Key, // v1-3
 		KeyType:         int8(req.KeyType),
 		CoordinatorKeys: []string{req.Key}, // v4+
