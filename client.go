@@ -160,27 +160,16 @@ func clientGroupsNullable(s string) *string {
 	return &s
 }
 
-// clientInt32s converts broker ids or partitions; nil stays nil (null on
-// the wire where the field is nullable).
-func clientInt32s(s []int) []int32 {
+// clientIntsAs converts broker ids or partitions between kafka-go's int
+// and the protocol's int32; nil stays nil (null on the wire where the field
+// is nullable).
+func clientIntsAs[To, From int | int32](s []From) []To {
 	if s == nil {
 		return nil
 	}
-	out := make([]int32, len(s))
+	out := make([]To, len(s))
 	for i, x := range s {
-		out[i] = int32(x)
-	}
-	return out
-}
-
-// clientInts is the reverse of clientInt32s.
-func clientInts(s []int32) []int {
-	if s == nil {
-		return nil
-	}
-	out := make([]int, len(s))
-	for i, x := range s {
-		out[i] = int(x)
+		out[i] = To(x)
 	}
 	return out
 }

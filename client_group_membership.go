@@ -165,7 +165,7 @@ func (c *Client) JoinGroup(ctx context.Context, req *JoinGroupRequest) (*JoinGro
 			}
 			sub.Topics, sub.UserData = s.Topics, s.UserData
 			for _, tp := range s.OwnedPartitions {
-				sub.OwnedPartitions[tp.Topic] = append(sub.OwnedPartitions[tp.Topic], clientInts(tp.Partitions)...)
+				sub.OwnedPartitions[tp.Topic] = append(sub.OwnedPartitions[tp.Topic], clientIntsAs[int](tp.Partitions)...)
 			}
 		}
 		resp.Members = append(resp.Members, JoinGroupResponseMember{

@@ -219,7 +219,7 @@ func clientGroupsMemberMetadata(b []byte) (DescribeGroupsResponseMemberMetadata,
 	for _, tp := range s.OwnedPartitions {
 		md.OwnedPartitions = append(md.OwnedPartitions, DescribeGroupsResponseMemberMetadataOwnedPartition{
 			Topic:      tp.Topic,
-			Partitions: clientInts(tp.Partitions),
+			Partitions: clientIntsAs[int](tp.Partitions),
 		})
 	}
 	return md, nil
@@ -239,7 +239,7 @@ func clientGroupsMemberAssignment(b []byte) (DescribeGroupsResponseAssignments, 
 	as.Version = int(a.Version)
 	as.UserData = a.UserData
 	for _, tp := range a.AssignedPartitions {
-		as.Topics = append(as.Topics, GroupMemberTopic{Topic: tp.Topic, Partitions: clientInts(tp.Partitions)})
+		as.Topics = append(as.Topics, GroupMemberTopic{Topic: tp.Topic, Partitions: clientIntsAs[int](tp.Partitions)})
 	}
 	return as, nil
 }
@@ -444,12 +444,11 @@ func clientGroupsUnique(ids []string) []string {
 	return out
 }
 
-// clientGroupsInt32s is clientInt32s except that nil gives an empty list:
+// clientGroupsInt32s is clientIntsAs except that nil gives an empty list:
 // consumer protocol partition lists are never null.
 func clientGroupsInt32s(s []int) []int32 {
-	out := make([]int32, len(s))
-	for i, v := range s {
-		out[i] = int32(v)
+	if s == nil {
+		return []int32{}
 	}
-	return out
+	return clientIntsAs[int32](s)
 }

@@ -55,7 +55,7 @@ func (c *Client) ElectLeaders(ctx context.Context, req *ElectLeadersRequest) (*E
 	if req == nil {
 		return nil, errors.New("electing leaders: nil request")
 	}
-	partitions := clientInt32s(req.Partitions)
+	partitions := clientIntsAs[int32](req.Partitions)
 	if partitions == nil {
 		// An empty list, never null: null would mean every partition of
 		// the cluster.
@@ -159,7 +159,7 @@ func (c *Client) AlterPartitionReassignments(ctx context.Context, req *AlterPart
 		}
 		preq.Topics[k].Partitions = append(preq.Topics[k].Partitions, protocol.AlterPartitionReassignmentsRequestPartition{
 			PartitionIndex: int32(a.PartitionID),
-			Replicas:       clientInt32s(a.BrokerIDs), // nil: null, a cancellation
+			Replicas:       clientIntsAs[int32](a.BrokerIDs), // nil: null, a cancellation
 		})
 	}
 
@@ -241,7 +241,7 @@ func (c *Client) ListPartitionReassignments(ctx context.Context, req *ListPartit
 	for _, name := range clientSortedKeys(req.Topics) {
 		preq.Topics = append(preq.Topics, protocol.ListPartitionReassignmentsRequestTopic{
 			Name:             name,
-			PartitionIndexes: clientInt32s(req.Topics[name].PartitionIndexes),
+			PartitionIndexes: clientIntsAs[int32](req.Topics[name].PartitionIndexes),
 		})
 	}
 
@@ -258,9 +258,9 @@ func (c *Client) ListPartitionReassignments(ctx context.Context, req *ListPartit
 		for _, p := range t.Partitions {
 			rt.Partitions = append(rt.Partitions, ListPartitionReassignmentsResponsePartition{
 				PartitionIndex:   int(p.PartitionIndex),
-				Replicas:         clientInts(p.Replicas),
-				AddingReplicas:   clientInts(p.AddingReplicas),
-				RemovingReplicas: clientInts(p.RemovingReplicas),
+				Replicas:         clientIntsAs[int](p.Replicas),
+				AddingReplicas:   clientIntsAs[int](p.AddingReplicas),
+				RemovingReplicas: clientIntsAs[int](p.RemovingReplicas),
 			})
 		}
 		out.Topics[t.Name] = rt

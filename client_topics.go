@@ -61,7 +61,7 @@ func (c *Client) CreateTopics(ctx context.Context, req *CreateTopicsRequest) (*C
 		for _, a := range t.ReplicaAssignments {
 			pt.Assignments = append(pt.Assignments, protocol.CreateTopicsRequestAssignment{
 				PartitionIndex: int32(a.Partition),
-				BrokerIDs:      clientInt32s(a.Replicas),
+				BrokerIDs:      clientIntsAs[int32](a.Replicas),
 			})
 		}
 		for _, e := range t.ConfigEntries {
