@@ -174,6 +174,23 @@ func clientIntsAs[To, From int | int32](s []From) []To {
 	return out
 }
 
+// clientBrokerTimeout is the time limit a request gives the broker, as
+// kafka-go computes it: half of the Client's Timeout (or of what is left of
+// the context's deadline, when sooner) so the answer has time to come back;
+// def when the Client has no Timeout.
+func (c *Client) clientBrokerTimeout(ctx context.Context, def time.Duration) time.Duration {
+	timeout := c.Timeout
+	if deadline, ok := ctx.Deadline(); ok {
+		if left := time.Until(deadline); left < timeout {
+			timeout = left
+		}
+	}
+	if timeout > 0 {
+		return timeout / 2
+	}
+	return def
+}
+
 // clientCluster is what one call learned of the cluster: its brokers and
 // controller, from one metadata response.
 type clientCluster struct {

@@ -87,7 +87,7 @@ func (c *Client) Fetch(ctx context.Context, req *FetchRequest) (*FetchResponse, 
 	if maxWait <= 0 {
 		maxWait = defaultClientMaxWait
 	}
-	if t := c.clientProduceTimeout(ctx, math.MaxInt64); t < maxWait {
+	if t := c.clientBrokerTimeout(ctx, math.MaxInt64); t < maxWait {
 		maxWait = t
 	}
 	addr, err := c.address(req.Addr)
@@ -184,7 +184,7 @@ func (c *Client) clientFetchListOffset(ctx context.Context, leader Broker, topic
 				Timestamp:          which,
 			}},
 		}},
-		TimeoutMs: clampMillis(c.clientProduceTimeout(ctx, defaultProduceTimeout)),
+		TimeoutMs: clampMillis(c.clientBrokerTimeout(ctx, defaultProduceTimeout)),
 	}
 	r, err := responseAs[*protocol.ListOffsetsResponse](c.roundTrip(ctx, brokerAddr(leader), req))
 	if err != nil {

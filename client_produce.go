@@ -155,7 +155,7 @@ func (c *Client) clientProduceSend(ctx context.Context, method string, addr net.
 		return fail(err)
 	}
 	// The broker's own time limit: half the Client's timeout, as kafka-go.
-	timeoutMs := clampMillis(c.clientProduceTimeout(ctx, defaultProduceTimeout))
+	timeoutMs := clampMillis(c.clientBrokerTimeout(ctx, defaultProduceTimeout))
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 
@@ -238,23 +238,6 @@ func clientProduceTime(ms int64) time.Time {
 		return time.Time{}
 	}
 	return time.UnixMilli(ms).UTC()
-}
-
-// clientProduceTimeout is the time limit a request gives the broker, as
-// kafka-go computes it: half of the Client's Timeout (or of what is left of
-// the context's deadline, when sooner) so the answer has time to come back;
-// def when the Client has no Timeout.
-func (c *Client) clientProduceTimeout(ctx context.Context, def time.Duration) time.Duration {
-	timeout := c.Timeout
-	if deadline, ok := ctx.Deadline(); ok {
-		if left := time.Until(deadline); left < timeout {
-			timeout = left
-		}
-	}
-	if timeout > 0 {
-		return timeout / 2
-	}
-	return def
 }
 
 // clientProduceLeader looks up the leader of topic/partition and the

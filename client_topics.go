@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"time"
 
@@ -47,7 +46,7 @@ func (c *Client) CreateTopics(ctx context.Context, req *CreateTopicsRequest) (*C
 		return nil, errors.New("creating topics: nil request")
 	}
 	preq := &protocol.CreateTopicsRequest{
-		TimeoutMs:    c.clientAdminTimeoutMs(ctx, defaultCreateTopicsTimeout),
+		TimeoutMs:    clampMillis(c.clientBrokerTimeout(ctx, defaultCreateTopicsTimeout)),
 		ValidateOnly: req.ValidateOnly,
 	}
 	if len(req.Topics) > 0 {
@@ -112,7 +111,7 @@ func (c *Client) DeleteTopics(ctx context.Context, req *DeleteTopicsRequest) (*D
 	}
 	preq := &protocol.DeleteTopicsRequest{
 		TopicNames: req.Topics, // v1-5
-		TimeoutMs:  c.clientAdminTimeoutMs(ctx, defaultDeleteTopicsTimeout),
+		TimeoutMs:  clampMillis(c.clientBrokerTimeout(ctx, defaultDeleteTopicsTimeout)),
 	}
 	for _, name := range req.Topics { // v6+
 		preq.Topics = append(preq.Topics, protocol.DeleteTopicsRequestTopic{Name: name})
@@ -186,7 +185,7 @@ func (c *Client) CreatePartitions(ctx context.Context, req *CreatePartitionsRequ
 		return nil, errors.New("creating partitions: nil request")
 	}
 	preq := &protocol.CreatePartitionsRequest{
-		TimeoutMs:    c.clientAdminTimeoutMs(ctx, defaultCreatePartitionsTimeout),
+		TimeoutMs:    clampMillis(c.clientBrokerTimeout(ctx, defaultCreatePartitionsTimeout)),
 		ValidateOnly: req.ValidateOnly,
 	}
 	for _, t := range req.Topics {
@@ -212,25 +211,3 @@ func (c *Client) CreatePartitions(ctx context.Context, req *CreatePartitionsRequ
 	return out, nil
 }
 
-// clientAdminTimeoutMs is the time limit given to the broker in requests
-// that carry one, as kafka-go computes it: half the smaller of
-// Client.Timeout and the time left on ctx, or def when Client.Timeout is
-// not set (ctx's deadline alone does not count).
-func (c *Client) clientAdminTimeoutMs(ctx context.Context, def time.Duration) int32 {
-	d := c.Timeout
-	if deadline, ok := ctx.Deadline(); ok {
-		if left := time.Until(deadline); left < d {
-			d = left
-		}
-	}
-	if d > 0 {
-		d /= 2
-	} else {
-		d = def
-	}
-	ms := d.Milliseconds()
-	if ms > math.MaxInt32 {
-		ms = math.MaxInt32
-	}
-	return int32(ms)
-}
