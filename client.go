@@ -140,6 +140,15 @@ func clientEach(n int, fn func(i int) error) error {
 // clientThrottle converts a response's throttle time.
 func clientThrottle(ms int32) time.Duration { return time.Duration(ms) * time.Millisecond }
 
+// clientTime is a broker timestamp in milliseconds as a time: zero for none
+// (-1), UTC otherwise, as kafka-go returns them.
+func clientTime(ms int64) time.Time {
+	if ms <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
 // clientSortedKeys returns m's keys in order, so that requests built from
 // kafka-go's maps do not depend on map order.
 func clientSortedKeys[V any](m map[string]V) []string {

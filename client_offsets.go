@@ -230,7 +230,7 @@ func (c *Client) ListOffsets(ctx context.Context, req *ListOffsetsRequest) (*Lis
 				case LastOffset:
 					po.LastOffset = p.Offset
 				default:
-					po.Offsets[p.Offset] = clientOffsetsTime(ts)
+					po.Offsets[p.Offset] = clientTime(ts)
 				}
 			}
 		}
@@ -301,20 +301,12 @@ func clientOffsetsContains(s []int64, v int64) bool {
 }
 
 // clientOffsetsMillis is a time as Kafka timestamps write it; the zero time
-// is 0.
+// is 0. clientTime is its inverse.
 func clientOffsetsMillis(t time.Time) int64 {
 	if t.IsZero() {
 		return 0
 	}
 	return t.UnixMilli()
-}
-
-// clientOffsetsTime is the inverse of clientOffsetsMillis, in UTC.
-func clientOffsetsTime(ms int64) time.Time {
-	if ms <= 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(ms).UTC()
 }
 
 // clientOffsetsTimeoutMs bounds a broker's wait for offsets in tiered

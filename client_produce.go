@@ -195,7 +195,7 @@ func (c *Client) clientProduceSend(ctx context.Context, method string, addr net.
 		Throttle:       clientThrottle(r.ThrottleTimeMs),
 		Error:          makeError(p.ErrorCode, deref(p.ErrorMessage)),
 		BaseOffset:     p.BaseOffset,
-		LogAppendTime:  clientProduceTime(p.LogAppendTimeMs),
+		LogAppendTime:  clientTime(p.LogAppendTimeMs),
 		LogStartOffset: p.LogStartOffset,
 	}
 	if len(p.RecordErrors) > 0 {
@@ -229,15 +229,6 @@ func clientProducePartition(r *protocol.ProduceResponse, topic string, partition
 		}
 	}
 	return nil
-}
-
-// clientProduceTime is a broker timestamp in milliseconds as a time: zero
-// for none (-1), UTC otherwise, as kafka-go returns them.
-func clientProduceTime(ms int64) time.Time {
-	if ms <= 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(ms).UTC()
 }
 
 // clientProduceLeader looks up the leader of topic/partition and the
