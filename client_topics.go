@@ -210,4 +210,3 @@ func (c *Client) CreatePartitions(ctx context.Context, req *CreatePartitionsRequ
 	}
 	return out, nil
 }
-
