@@ -193,13 +193,19 @@ func (jt *cgJoinTimes) get() []time.Time {
 	return append([]time.Time(nil), jt.times...)
 }
 
-// checkPaced fails unless consecutive join rounds are at least min apart.
+// checkPaced fails unless consecutive join rounds are about min apart. The
+// member paces the starts of its rounds, but the broker sees a round when
+// its JoinGroup arrives, after any coordinator lookup and dial: a round
+// that had to look the coordinator up (the first) arrives later into its
+// window than the next, so a gap may fall short of min by that lookup (CI
+// saw 143.7ms for 150ms). A quarter of min covers it and still catches a
+// hot loop, whose rounds come milliseconds apart.
 func (jt *cgJoinTimes) checkPaced(t *testing.T, min time.Duration) {
 	t.Helper()
 	ts := jt.get()
 	for i := 1; i < len(ts); i++ {
-		if gap := ts[i].Sub(ts[i-1]); gap < min-5*time.Millisecond {
-			t.Errorf("join rounds %d and %d only %v apart, want >= %v", i, i+1, gap, min)
+		if gap := ts[i].Sub(ts[i-1]); gap < min-min/4 {
+			t.Errorf("join rounds %d and %d only %v apart, want about %v (at least %v)", i, i+1, gap, min, min-min/4)
 		}
 	}
 }
