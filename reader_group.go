@@ -129,7 +129,7 @@ func (g *readerGroup) run() {
 			}
 			r.stats.errors.observe(1)
 			r.errorf("kafka reader: group %s: %v", r.config.GroupID, err)
-			if failures++; failures%r.config.MaxAttempts == 0 {
+			if failures++; failures%r.config.MaxAttempts == 0 && groupJoinErrorFatal(err) {
 				r.mu.Lock()
 				r.queue.pushErr(r.gen, err)
 				r.mu.Unlock()
@@ -404,4 +404,22 @@ func formatTopicPartitions(offsets map[topicPartition]int64) string {
 		s += fmt.Sprintf("%s@%s", tp, humanOffset(offsets[tp]))
 	}
 	return s
+}
+
+// groupJoinErrorFatal reports whether a failure to join the group is one the
+// application must see: an error no retry fixes (authorization, an invalid
+// group configuration, a wrong password). A coordinator that is moving or
+// still loading (as on a fresh cluster, while __consumer_offsets is being
+// created), a rebalance, or the network are retried and only logged, as
+// kafka-go and the Java consumer do.
+func groupJoinErrorFatal(err error) bool {
+	var kerr Error
+	if !errors.As(err, &kerr) {
+		return false
+	}
+	switch kerr {
+	case RebalanceInProgress, UnknownMemberId, IllegalGeneration, MemberIDRequired:
+		return false // the member rejoins
+	}
+	return !kerr.Temporary()
 }

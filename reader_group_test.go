@@ -6,10 +6,12 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/rackfetch/kafka-go/protocol"
 	"github.com/rackfetch/kafka-go/testing/fakebroker"
 )
 
@@ -149,5 +151,41 @@ func TestReaderGroupRebalanceDropsQueue(t *testing.T) {
 	}
 	if byB == 0 {
 		t.Fatal("the second member got nothing: no rebalance happened")
+	}
+}
+
+// A coordinator that is not ready (a fresh cluster still creating
+// __consumer_offsets answers NotCoordinator for a while) is retried and
+// logged, never returned by ReadMessage: kafka-go and the Java consumer
+// wait it out. `make example` on a fresh cluster failed on this.
+func TestReaderGroupWaitsForCoordinator(t *testing.T) {
+	c := rtCluster(t, fakebroker.Config{}, 1, 1)
+	rtAppend(c, 0, 0, 4)
+	const notReady = 7 // more than MaxAttempts (3) twice over
+	for n := 1; n <= notReady; n++ {
+		c.Broker(1).Script(protocol.JoinGroup, n, fakebroker.Step{ErrorCode: int16(NotCoordinatorForGroup)})
+	}
+	errLog := &rtLogger{}
+	r := rtGroupReader(t, c, "g-fresh", func(cfg *ReaderConfig) { cfg.ErrorLogger = errLog })
+	rtReadGroup(t, r, 4, map[int]int64{0: 0})
+	if n := c.Broker(1).Requests(protocol.JoinGroup); n <= notReady {
+		t.Errorf("%d JoinGroup requests, want more than the %d refused", n, notReady)
+	}
+	if errLog.find("Not Coordinator") == "" {
+		t.Errorf("the refusals were not logged: %q", errLog.lines)
+	}
+}
+
+// An error no retry fixes (here the group is not authorized) reaches the
+// application after MaxAttempts joins.
+func TestReaderGroupReturnsFatalJoinError(t *testing.T) {
+	c := rtCluster(t, fakebroker.Config{}, 1, 1)
+	rtAppend(c, 0, 0, 4)
+	for n := 1; n <= 20; n++ {
+		c.Broker(1).Script(protocol.FindCoordinator, n, fakebroker.Step{ErrorCode: int16(GroupAuthorizationFailed)})
+	}
+	r := rtGroupReader(t, c, "g-denied", nil)
+	if _, err := r.ReadMessage(rtCtx(t)); !errors.Is(err, GroupAuthorizationFailed) {
+		t.Fatalf("ReadMessage: %v, want GroupAuthorizationFailed", err)
 	}
 }
