@@ -69,55 +69,22 @@ type AddPartitionsToTxnResponse struct {
 	Results        []AddPartitionsToTxnTopicResult
 }
 
-type AddPartitionsToTxnTopicResult struct {
-	Name       string
-	Partitions []AddPartitionsToTxnPartitionResult
-}
+type AddPartitionsToTxnTopicResult = TopicPartitionErrors
 
-type AddPartitionsToTxnPartitionResult struct {
-	PartitionIndex int32
-	ErrorCode      int16
-}
+type AddPartitionsToTxnPartitionResult = PartitionError
 
 func (*AddPartitionsToTxnResponse) Key() ApiKey       { return AddPartitionsToTxn }
 func (r *AddPartitionsToTxnResponse) Throttle() int32 { return r.ThrottleTimeMs }
 
 func (r *AddPartitionsToTxnResponse) Encode(e *Encoder, v int16) {
 	e.Int32(r.ThrottleTimeMs)
-	e.ArrayLen(len(r.Results))
-	for i := range r.Results {
-		t := &r.Results[i]
-		e.String(t.Name)
-		e.ArrayLen(len(t.Partitions))
-		for _, p := range t.Partitions {
-			e.Int32(p.PartitionIndex)
-			e.Int16(p.ErrorCode)
-			e.Tags()
-		}
-		e.Tags()
-	}
+	encodeTopicPartitionErrors(e, r.Results)
 	e.Tags()
 }
 
 func (r *AddPartitionsToTxnResponse) Decode(d *Decoder, v int16) error {
 	r.ThrottleTimeMs = d.Int32()
-	if n := d.ArrayLenMin(d.minStruct(0, 1, 1)); n > 0 {
-		r.Results = make([]AddPartitionsToTxnTopicResult, n)
-		for i := range r.Results {
-			t := &r.Results[i]
-			t.Name = d.String()
-			if m := d.ArrayLenMin(d.minStruct(4+2, 0, 0)); m > 0 {
-				t.Partitions = make([]AddPartitionsToTxnPartitionResult, m)
-				for j := range t.Partitions {
-					p := &t.Partitions[j]
-					p.PartitionIndex = d.Int32()
-					p.ErrorCode = d.Int16()
-					d.Tags()
-				}
-			}
-			d.Tags()
-		}
-	}
+	r.Results = decodeTopicPartitionErrors(d)
 	d.Tags()
 	return d.Err()
 }

@@ -107,15 +107,9 @@ type OffsetCommitResponse struct {
 	Topics         []OffsetCommitResponseTopic
 }
 
-type OffsetCommitResponseTopic struct {
-	Name       string
-	Partitions []OffsetCommitResponsePartition
-}
+type OffsetCommitResponseTopic = TopicPartitionErrors
 
-type OffsetCommitResponsePartition struct {
-	PartitionIndex int32
-	ErrorCode      int16
-}
+type OffsetCommitResponsePartition = PartitionError
 
 func (*OffsetCommitResponse) Key() ApiKey       { return OffsetCommit }
 func (r *OffsetCommitResponse) Throttle() int32 { return r.ThrottleTimeMs }
@@ -124,18 +118,7 @@ func (r *OffsetCommitResponse) Encode(e *Encoder, v int16) {
 	if v >= 3 {
 		e.Int32(r.ThrottleTimeMs)
 	}
-	e.ArrayLen(len(r.Topics))
-	for i := range r.Topics {
-		t := &r.Topics[i]
-		e.String(t.Name)
-		e.ArrayLen(len(t.Partitions))
-		for _, p := range t.Partitions {
-			e.Int32(p.PartitionIndex)
-			e.Int16(p.ErrorCode)
-			e.Tags()
-		}
-		e.Tags()
-	}
+	encodeTopicPartitionErrors(e, r.Topics)
 	e.Tags()
 }
 
@@ -143,23 +126,7 @@ func (r *OffsetCommitResponse) Decode(d *Decoder, v int16) error {
 	if v >= 3 {
 		r.ThrottleTimeMs = d.Int32()
 	}
-	if n := d.ArrayLenMin(d.minStruct(0, 1, 1)); n > 0 {
-		r.Topics = make([]OffsetCommitResponseTopic, n)
-		for i := range r.Topics {
-			t := &r.Topics[i]
-			t.Name = d.String()
-			if m := d.ArrayLenMin(d.minStruct(4+2, 0, 0)); m > 0 {
-				t.Partitions = make([]OffsetCommitResponsePartition, m)
-				for j := range t.Partitions {
-					p := &t.Partitions[j]
-					p.PartitionIndex = d.Int32()
-					p.ErrorCode = d.Int16()
-					d.Tags()
-				}
-			}
-			d.Tags()
-		}
-	}
+	r.Topics = decodeTopicPartitionErrors(d)
 	d.Tags()
 	return d.Err()
 }

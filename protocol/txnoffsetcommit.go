@@ -109,55 +109,22 @@ type TxnOffsetCommitResponse struct {
 	Topics         []TxnOffsetCommitResponseTopic
 }
 
-type TxnOffsetCommitResponseTopic struct {
-	Name       string
-	Partitions []TxnOffsetCommitResponsePartition
-}
+type TxnOffsetCommitResponseTopic = TopicPartitionErrors
 
-type TxnOffsetCommitResponsePartition struct {
-	PartitionIndex int32
-	ErrorCode      int16
-}
+type TxnOffsetCommitResponsePartition = PartitionError
 
 func (*TxnOffsetCommitResponse) Key() ApiKey       { return TxnOffsetCommit }
 func (r *TxnOffsetCommitResponse) Throttle() int32 { return r.ThrottleTimeMs }
 
 func (r *TxnOffsetCommitResponse) Encode(e *Encoder, v int16) {
 	e.Int32(r.ThrottleTimeMs)
-	e.ArrayLen(len(r.Topics))
-	for i := range r.Topics {
-		t := &r.Topics[i]
-		e.String(t.Name)
-		e.ArrayLen(len(t.Partitions))
-		for _, p := range t.Partitions {
-			e.Int32(p.PartitionIndex)
-			e.Int16(p.ErrorCode)
-			e.Tags()
-		}
-		e.Tags()
-	}
+	encodeTopicPartitionErrors(e, r.Topics)
 	e.Tags()
 }
 
 func (r *TxnOffsetCommitResponse) Decode(d *Decoder, v int16) error {
 	r.ThrottleTimeMs = d.Int32()
-	if n := d.ArrayLenMin(d.minStruct(0, 1, 1)); n > 0 {
-		r.Topics = make([]TxnOffsetCommitResponseTopic, n)
-		for i := range r.Topics {
-			t := &r.Topics[i]
-			t.Name = d.String()
-			if m := d.ArrayLenMin(d.minStruct(4+2, 0, 0)); m > 0 {
-				t.Partitions = make([]TxnOffsetCommitResponsePartition, m)
-				for j := range t.Partitions {
-					p := &t.Partitions[j]
-					p.PartitionIndex = d.Int32()
-					p.ErrorCode = d.Int16()
-					d.Tags()
-				}
-			}
-			d.Tags()
-		}
-	}
+	r.Topics = decodeTopicPartitionErrors(d)
 	d.Tags()
 	return d.Err()
 }
