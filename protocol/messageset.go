@@ -98,11 +98,8 @@ func (r *RecordReader) startLegacy(entry []byte) bool {
 	offset := int64(binary.BigEndian.Uint64(entry))
 	codec := compress.Compression(entry[17] & recAttrCompression)
 	if codec == compress.None {
-		// One plain message: nextLegacy decodes (and checks) it.
-		if offset >= r.maxOff {
-			r.stop()
-			return false
-		}
+		// One plain message: nextLegacy decodes (and checks) it. Those at
+		// or past MaxOffset never get here (nextEntry).
 		r.batch = recLegacyHeader(offset, int8(entry[16]), int8(entry[17]), -1)
 		r.mode, r.recs, r.legacyBase, r.legacyTime, r.batchEnd = recModeLegacy, entry, 0, -1, offset+1
 		return true

@@ -112,10 +112,6 @@ func (r *RecordReader) startBatch(entry []byte) bool {
 		r.failf(h.BaseOffset, "%d records", h.NumRecords)
 		return false
 	}
-	if h.BaseOffset >= r.maxOff {
-		r.stop()
-		return false
-	}
 	end := h.LastOffset() + 1
 	records := entry[RecordBatchHeaderSize:]
 

@@ -61,7 +61,10 @@ type RecordReadOptions struct {
 
 	// MaxOffset, when > 0, is the exclusive end of what may be returned:
 	// the high watermark, or the last stable offset when reading
-	// committed. Reading stops at the first record at or past it.
+	// committed. Reading stops at the first record at or past it, and
+	// at the first batch (or legacy message) whose offset is at or past
+	// it: the bytes from there on are ignored like a cut-off batch,
+	// without their CRC being checked or anything decompressed.
 	MaxOffset int64
 
 	// IsolationLevel is the Fetch request's: 1 (read committed) drops the
@@ -338,6 +341,18 @@ func (r *RecordReader) nextEntry() bool {
 	for !r.done && r.err == nil {
 		d := r.data
 		if len(d) == 0 {
+			return false
+		}
+		// Bytes from an entry at or past MaxOffset on are not the
+		// caller's (a broker may send its log beyond the high watermark):
+		// like a cut-off batch they end the data, unchecked, never
+		// decompressed nor decoded, whatever they hold. A v2 batch starts
+		// with its base offset; a legacy wrapper with its last inner
+		// offset, but brokers move the high watermark (and the last
+		// stable offset) only between log entries, so a wrapper whose
+		// last offset is at or past it lies wholly past it.
+		if len(d) >= 8 && int64(binary.BigEndian.Uint64(d)) >= r.maxOff {
+			r.stop()
 			return false
 		}
 		if len(d) < recEntryHeader {
