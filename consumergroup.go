@@ -257,18 +257,22 @@ type Generation struct {
 	Assignments map[string][]PartitionAssignment
 
 	group *ConsumerGroup
-	conn  *Conn // to the coordinator
 
 	// mu guards the fields below. done closes when the generation ends
 	// (ended); closed is set once the group stopped waiting for the
 	// generation's functions and moved on. endErr is why it ended, nil
-	// when a function returned or the group closed.
-	mu       sync.Mutex
-	done     chan struct{}
-	ended    bool
-	closed   bool
-	endErr   error
-	routines sync.WaitGroup
+	// when a function returned or the group closed. lastHeartbeat is when
+	// the coordinator last confirmed the member (SyncGroup, then each
+	// heartbeat answered without error): the broker evicts the member
+	// SessionTimeout after it, so until then the generation stands even
+	// while the coordinator cannot be reached.
+	mu            sync.Mutex
+	done          chan struct{}
+	ended         bool
+	closed        bool
+	endErr        error
+	lastHeartbeat time.Time
+	routines      sync.WaitGroup
 }
 
 // genCtx is the context of Generation.Start's functions: done with the
@@ -289,15 +293,37 @@ func (c genCtx) Err() error {
 	}
 }
 
-func newGeneration(cg *ConsumerGroup, conn *Conn, id int32, memberID string) *Generation {
+func newGeneration(cg *ConsumerGroup, id int32, memberID string) *Generation {
 	return &Generation{
-		ID:       id,
-		GroupID:  cg.config.ID,
-		MemberID: memberID,
-		group:    cg,
-		conn:     conn,
-		done:     make(chan struct{}),
+		ID:            id,
+		GroupID:       cg.config.ID,
+		MemberID:      memberID,
+		group:         cg,
+		done:          make(chan struct{}),
+		lastHeartbeat: time.Now(),
 	}
+}
+
+// sessionDeadline is when the coordinator evicts the member if no
+// heartbeat gets through before.
+func (g *Generation) sessionDeadline() time.Time {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.lastHeartbeat.Add(g.group.config.SessionTimeout)
+}
+
+func (g *Generation) heartbeatAnswered(at time.Time) {
+	g.mu.Lock()
+	if at.After(g.lastHeartbeat) {
+		g.lastHeartbeat = at
+	}
+	g.mu.Unlock()
+}
+
+func (g *Generation) isEnded() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.ended
 }
 
 // end ends the generation (idempotent; the first reason wins).
@@ -376,6 +402,12 @@ func (g *Generation) Start(fn func(ctx context.Context)) {
 // several: their errors.Join, each naming its partition). Once the group has
 // moved past the generation (its functions returned and it rejoined, or the
 // group closed), CommitOffsets returns ErrGenerationEnded without sending.
+//
+// A coordinator that does not answer, moved, or is loading the group does
+// not end the generation: the commit is retried (each failure logged)
+// against the coordinator looked up again, until it goes through or the
+// member's session ran out (SessionTimeout after the last heartbeat the
+// coordinator answered), when it fails with the last error.
 func (g *Generation) CommitOffsets(offsets map[string]map[int]int64) error {
 	g.mu.Lock()
 	closed := g.closed
@@ -386,50 +418,149 @@ func (g *Generation) CommitOffsets(offsets map[string]map[int]int64) error {
 	if len(offsets) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), g.group.config.Timeout)
-	defer cancel()
-	err := g.commit(ctx, offsets)
-	if err != nil {
-		if g.group.generationOver(g.conn, err) {
-			g.end(err)
+	cg := g.group
+	for attempt := 1; ; attempt++ {
+		var conn *Conn
+		ctx, cancel := context.WithTimeout(context.Background(), cg.config.Timeout)
+		conn, err := cg.coordinator(ctx)
+		if err == nil {
+			err = g.commit(ctx, conn, offsets)
 		}
-		g.group.logError("committing offsets of group %s generation %d: %v", g.GroupID, g.ID, err)
-		return err
+		cancel()
+		if err == nil {
+			if attempt > 1 {
+				cg.log("committed offsets of group %s generation %d at attempt %d: %s", g.GroupID, g.ID, attempt, formatOffsets(offsets))
+			} else {
+				cg.log("committed offsets of group %s generation %d: %s", g.GroupID, g.ID, formatOffsets(offsets))
+			}
+			return nil
+		}
+		if !coordinatorUnreachable(err) {
+			if generationOverError(err) {
+				g.end(err)
+			}
+			cg.logError("committing offsets of group %s generation %d: %v", g.GroupID, g.ID, err)
+			return err
+		}
+		if coordinatorMoved(err) {
+			cg.dropCoordinatorConn(conn)
+		}
+		wait := backoff(attempt, 100*time.Millisecond, time.Second)
+		if left := time.Until(g.sessionDeadline()); left < wait || cg.closing() || g.isClosed() {
+			cg.logError("committing offsets of group %s generation %d failed %d times, giving up (session over or group closing): %v", g.GroupID, g.ID, attempt, err)
+			return fmt.Errorf("committing offsets of group %s generation %d: %w", g.GroupID, g.ID, err)
+		}
+		cg.logError("committing offsets of group %s generation %d failed (attempt %d, retrying against the coordinator looked up again): %v", g.GroupID, g.ID, attempt, err)
+		if !sleep(cg.ctx, wait) {
+			return fmt.Errorf("committing offsets of group %s generation %d: %w", g.GroupID, g.ID, ErrGroupClosed)
+		}
 	}
-	g.group.log("committed offsets of group %s generation %d: %s", g.GroupID, g.ID, formatOffsets(offsets))
-	return nil
+}
+
+func (g *Generation) isClosed() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.closed
 }
 
 // committedOffsets reads the group's committed offsets of partitions (by
-// topic) through the generation's coordinator: -1 where none is committed.
+// topic) through the coordinator: -1 where none is committed.
 func (g *Generation) committedOffsets(ctx context.Context, partitions map[string][]int) (map[string]map[int]int64, error) {
-	return g.group.fetchOffsets(ctx, g.conn, partitions)
+	conn, err := g.group.coordinator(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out, err := g.group.fetchOffsets(ctx, conn, partitions)
+	if err != nil && coordinatorMoved(err) {
+		g.group.dropCoordinatorConn(conn)
+	}
+	return out, err
 }
 
-// heartbeatLoop sends a heartbeat every HeartbeatInterval; an error ends
-// the generation (a rebalance, an unknown member or generation, the
-// coordinator gone).
+// heartbeatLoop sends a heartbeat every HeartbeatInterval. The coordinator
+// saying the generation is over (a rebalance, an unknown member or
+// generation) ends it at once. A heartbeat that gets no answer, or the
+// coordinator moving or loading, does not: the member still owns its
+// partitions until the broker would have evicted it, SessionTimeout after
+// the last answered heartbeat, so the heartbeat is retried (soon, against
+// the coordinator looked up again) and the generation only ends when the
+// session ran out. Fetching goes on meanwhile.
 func (g *Generation) heartbeatLoop(interval time.Duration) {
+	cg := g.group
 	g.Start(func(ctx context.Context) {
-		ticker := time.NewTicker(interval)
-		defer ticker.Stop()
+		wait := interval
+		failures := 0
+		var failingSince time.Time
 		for {
+			t := time.NewTimer(wait)
 			select {
 			case <-ctx.Done():
+				t.Stop()
 				return
-			case <-ticker.C:
+			case <-t.C:
 			}
-			if err := g.group.heartbeat(g); err != nil {
+			err := g.heartbeatOnce()
+			if err == nil {
+				if failures > 0 {
+					cg.log("heartbeats of group %s generation %d answered again after %d failures in %v", g.GroupID, g.ID, failures, time.Since(failingSince).Round(time.Millisecond))
+				}
+				failures, wait = 0, interval
+				continue
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			if !coordinatorUnreachable(err) {
 				if errors.Is(err, RebalanceInProgress) {
-					g.group.log("group %s is rebalancing: generation %d of member %s ends", g.GroupID, g.ID, g.MemberID)
+					cg.log("group %s is rebalancing: generation %d of member %s ends", g.GroupID, g.ID, g.MemberID)
 				} else {
-					g.group.logError("heartbeat of group %s generation %d failed: %v", g.GroupID, g.ID, err)
+					cg.logError("heartbeat of group %s generation %d failed: %v", g.GroupID, g.ID, err)
 				}
 				g.end(err)
 				return
 			}
+			if failures == 0 {
+				failingSince = time.Now()
+			}
+			failures++
+			deadline := g.sessionDeadline()
+			if !time.Now().Before(deadline) {
+				err = fmt.Errorf("no heartbeat of member %s answered for the session timeout (%v): %w", g.MemberID, cg.config.SessionTimeout, err)
+				cg.logError("heartbeat of group %s generation %d failed: %v", g.GroupID, g.ID, err)
+				g.end(err)
+				return
+			}
+			cg.logError("heartbeat of group %s generation %d failed (attempt %d, retrying; the member keeps its partitions for %v more): %v",
+				g.GroupID, g.ID, failures, time.Until(deadline).Round(time.Millisecond), err)
+			wait = min(backoff(failures, 100*time.Millisecond, interval), time.Until(deadline))
 		}
 	})
+}
+
+// heartbeatOnce sends one heartbeat through the coordinator (looked up
+// again when needed), under a deadline that ends no later than the
+// member's session.
+func (g *Generation) heartbeatOnce() error {
+	cg := g.group
+	deadline := time.Now().Add(2 * cg.config.Timeout) // lookup, then the heartbeat
+	if sd := g.sessionDeadline(); sd.Before(deadline) {
+		deadline = sd
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	defer cancel()
+	sent := time.Now()
+	conn, err := cg.coordinator(ctx)
+	if err != nil {
+		return err
+	}
+	if err = cg.heartbeat(ctx, conn, g); err == nil {
+		g.heartbeatAnswered(sent)
+		return nil
+	}
+	if coordinatorMoved(err) {
+		cg.dropCoordinatorConn(conn)
+	}
+	return err
 }
 
 // partitionWatcher polls the topics' metadata every interval and ends the
@@ -497,10 +628,14 @@ type ConsumerGroup struct {
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 
-	// Owned by the run goroutine: the coordinator connection (nil until
-	// found, and after it failed) and the member id, kept across
-	// generations until the coordinator forgets it.
-	coord    *Conn
+	// coordMu (a one-slot semaphore, so waiting can be cancelled) guards
+	// coord, the coordinator connection (nil until found, and after it
+	// failed): the run goroutine, the heartbeat loop and commits share it.
+	coordMu chan struct{}
+	coord   *Conn
+
+	// Owned by the run goroutine: the member id, kept across generations
+	// until the coordinator forgets it.
 	memberID string
 }
 
@@ -514,11 +649,12 @@ func NewConsumerGroup(config ConsumerGroupConfig) (*ConsumerGroup, error) {
 	}
 	config.Topics = append([]string(nil), config.Topics...)
 	cg := &ConsumerGroup{
-		config: config,
-		cl:     config.cluster,
-		next:   make(chan *Generation),
-		errs:   make(chan error),
-		done:   make(chan struct{}),
+		config:  config,
+		cl:      config.cluster,
+		next:    make(chan *Generation),
+		errs:    make(chan error),
+		done:    make(chan struct{}),
+		coordMu: make(chan struct{}, 1),
 	}
 	if cg.cl == nil {
 		cg.cl = newCluster(config.Dialer, config.Brokers)
@@ -678,7 +814,7 @@ func (cg *ConsumerGroup) recover(err error) {
 	if err == nil {
 		return
 	}
-	if cg.coord != nil && coordinatorLost(cg.coord, err) {
+	if coordinatorMoved(err) {
 		cg.dropCoordinator()
 	}
 	if errors.Is(err, UnknownMemberId) || errors.Is(err, FencedInstanceID) {
@@ -714,8 +850,8 @@ func (cg *ConsumerGroup) nextGeneration() (*Generation, error) {
 		return nil, err
 	}
 
-	gen := newGeneration(cg, conn, join.GenerationID, join.MemberID)
-	if gen.Assignments, err = cg.startOffsets(ctx, gen, assigned); err != nil {
+	gen := newGeneration(cg, join.GenerationID, join.MemberID)
+	if gen.Assignments, err = cg.startOffsets(ctx, conn, gen, assigned); err != nil {
 		return nil, err
 	}
 	cg.log("group %s generation %d: member %s has %s", cg.config.ID, gen.ID, gen.MemberID, formatAssignments(gen.Assignments))
@@ -732,7 +868,7 @@ func (cg *ConsumerGroup) nextGeneration() (*Generation, error) {
 // the StartOffset policy. Topics the group does not subscribe to are left
 // out; every subscribed topic has an entry, empty when nothing of it is
 // assigned.
-func (cg *ConsumerGroup) startOffsets(ctx context.Context, gen *Generation, assigned map[string][]int) (map[string][]PartitionAssignment, error) {
+func (cg *ConsumerGroup) startOffsets(ctx context.Context, conn *Conn, gen *Generation, assigned map[string][]int) (map[string][]PartitionAssignment, error) {
 	mine := make(map[string][]int, len(cg.config.Topics))
 	for _, topic := range cg.config.Topics {
 		if ps := assigned[topic]; len(ps) > 0 {
@@ -742,11 +878,11 @@ func (cg *ConsumerGroup) startOffsets(ctx context.Context, gen *Generation, assi
 	offsets := map[string]map[int]int64{}
 	if len(mine) > 0 {
 		var err error
-		if offsets, err = cg.fetchOffsets(ctx, gen.conn, mine); err != nil {
+		if offsets, err = cg.fetchOffsets(ctx, conn, mine); err != nil {
 			return nil, fmt.Errorf("fetching the committed offsets of group %s: %w", cg.config.ID, err)
 		}
 		if cg.config.StartOffset == LastOffset {
-			if err := cg.resolveStartOffsets(ctx, gen, mine, offsets); err != nil {
+			if err := cg.resolveStartOffsets(ctx, conn, gen, mine, offsets); err != nil {
 				return nil, err
 			}
 		}
@@ -781,7 +917,7 @@ func (cg *ConsumerGroup) startOffsets(ctx context.Context, gen *Generation, assi
 // group's state: every later generation reads it back with OffsetFetch.
 // If the commit fails the generation is not handed out at all (the join
 // is retried), so no member ever reads from an uncommitted start.
-func (cg *ConsumerGroup) resolveStartOffsets(ctx context.Context, gen *Generation, mine map[string][]int, offsets map[string]map[int]int64) error {
+func (cg *ConsumerGroup) resolveStartOffsets(ctx context.Context, conn *Conn, gen *Generation, mine map[string][]int, offsets map[string]map[int]int64) error {
 	missing := map[string][]int{}
 	for topic, ps := range mine {
 		for _, p := range ps {
@@ -797,7 +933,7 @@ func (cg *ConsumerGroup) resolveStartOffsets(ctx context.Context, gen *Generatio
 	if err != nil {
 		return fmt.Errorf("resolving the last offsets of group %s: %w", cg.config.ID, err)
 	}
-	if err := gen.commit(ctx, ends); err != nil {
+	if err := gen.commit(ctx, conn, ends); err != nil {
 		return fmt.Errorf("committing the start offsets of group %s: %w", cg.config.ID, err)
 	}
 	cg.log("group %s starts at the last offsets %s (committed)", cg.config.ID, formatOffsets(ends))

@@ -19,14 +19,22 @@ import (
 )
 
 // coordinator returns the connection to the group's coordinator, looking
-// the coordinator up and dialing it when there is none. Lookups are retried
-// (the coordinator of a new group may take a moment to load) for up to
-// Timeout.
+// the coordinator up and dialing it when there is none (or it broke: a
+// request that timed out closes its connection). Lookups are retried (the
+// coordinator of a new group may take a moment to load, a failed one a
+// moment to move) for up to Timeout. The heartbeat loop, commits and the
+// join all come through here, one at a time.
 func (cg *ConsumerGroup) coordinator(ctx context.Context) (*Conn, error) {
+	select {
+	case cg.coordMu <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("finding the coordinator of group %s: %w", cg.config.ID, ctx.Err())
+	}
+	defer func() { <-cg.coordMu }()
 	if c := cg.coord; c != nil && !c.isBroken() {
 		return c, nil
 	}
-	cg.dropCoordinator()
+	cg.closeCoordinatorLocked()
 	deadline := time.Now().Add(cg.config.Timeout)
 	for attempt := 1; ; attempt++ {
 		c, err := cg.dialCoordinator(ctx)
@@ -37,54 +45,61 @@ func (cg *ConsumerGroup) coordinator(ctx context.Context) (*Conn, error) {
 		if ctx.Err() != nil || errors.Is(err, GroupAuthorizationFailed) || time.Now().After(deadline) {
 			return nil, fmt.Errorf("finding the coordinator of group %s: %w", cg.config.ID, err)
 		}
+		cg.logError("finding the coordinator of group %s (attempt %d, retrying): %v", cg.config.ID, attempt, err)
 		if !sleep(ctx, backoff(attempt, 50*time.Millisecond, time.Second)) {
 			return nil, fmt.Errorf("finding the coordinator of group %s: %w", cg.config.ID, ctx.Err())
 		}
 	}
 }
 
-// dialCoordinator asks any broker which one coordinates the group (key type
-// 0, a group) and connects to it.
+// dialCoordinator asks a broker which one coordinates the group (key type
+// 0, a group) and connects to it. The question goes through the cluster's
+// control connections, each attempt under a deadline of its own: a broker
+// that does not answer in time (frozen, often the failed coordinator
+// itself) has its connection dropped and the next broker is asked.
 func (cg *ConsumerGroup) dialCoordinator(ctx context.Context) (*Conn, error) {
-	conns := cg.cl.controlCandidates(ctx)
-	if len(conns) == 0 {
-		return nil, fmt.Errorf("no broker reachable among %v", cg.cl.bootstrap)
-	}
-	c := conns[0]
 	req := &protocol.FindCoordinatorRequest{
 		CoordinatorKey:  cg.config.ID, // v1-3
 		KeyType:         protocol.CoordinatorKeyTypeGroup,
 		CoordinatorKeys: []string{cg.config.ID}, // v4+
 	}
-	rctx, cancel := context.WithTimeout(ctx, cg.config.Timeout)
-	defer cancel()
-	resp, v, err := c.roundTrip(rctx, req, -1)
+	var b Broker
+	err := cg.cl.withControl(ctx, func(c *Conn) error {
+		rctx, cancel := context.WithTimeout(ctx, cg.lookupTimeout())
+		defer cancel()
+		resp, v, err := c.roundTrip(rctx, req, -1)
+		if err != nil {
+			return err
+		}
+		r := resp.(*protocol.FindCoordinatorResponse)
+		b = Broker{ID: int(r.NodeID), Host: r.Host, Port: int(r.Port)}
+		code, msg := r.ErrorCode, r.ErrorMessage
+		if v >= 4 {
+			if len(r.Coordinators) == 0 {
+				return errors.New("FindCoordinator answered without a coordinator")
+			}
+			co := r.Coordinators[0]
+			b = Broker{ID: int(co.NodeID), Host: co.Host, Port: int(co.Port)}
+			code, msg = co.ErrorCode, co.ErrorMessage
+		}
+		if code != 0 {
+			m := ""
+			if msg != nil {
+				m = *msg
+			}
+			return makeError(code, m)
+		}
+		return nil
+	})
 	if err != nil {
-		cg.cl.dropConn(c)
 		return nil, err
-	}
-	r := resp.(*protocol.FindCoordinatorResponse)
-	b := Broker{ID: int(r.NodeID), Host: r.Host, Port: int(r.Port)}
-	code, msg := r.ErrorCode, r.ErrorMessage
-	if v >= 4 {
-		if len(r.Coordinators) == 0 {
-			return nil, errors.New("FindCoordinator answered without a coordinator")
-		}
-		co := r.Coordinators[0]
-		b = Broker{ID: int(co.NodeID), Host: co.Host, Port: int(co.Port)}
-		code, msg = co.ErrorCode, co.ErrorMessage
-	}
-	if code != 0 {
-		m := ""
-		if msg != nil {
-			m = *msg
-		}
-		return nil, makeError(code, m)
 	}
 	if known, ok := cg.cl.broker(b.ID); ok {
 		b.Rack = known.Rack
 	}
 	addr := net.JoinHostPort(b.Host, strconv.Itoa(b.Port))
+	rctx, cancel := context.WithTimeout(ctx, cg.config.Timeout)
+	defer cancel()
 	conn, err := cg.cl.dialer.connect(rctx, "tcp", addr, ConnConfig{Broker: b.ID, Rack: b.Rack})
 	if err != nil {
 		return nil, fmt.Errorf("connecting to coordinator %d at %s: %w", b.ID, addr, err)
@@ -93,26 +108,64 @@ func (cg *ConsumerGroup) dialCoordinator(ctx context.Context) (*Conn, error) {
 	return conn, nil
 }
 
+// lookupTimeout bounds one FindCoordinator: half of Timeout, so that a
+// broker that does not answer leaves time to ask another one.
+func (cg *ConsumerGroup) lookupTimeout() time.Duration {
+	return cg.config.Timeout / 2
+}
+
 // dropCoordinator closes the coordinator connection so that the next use
 // looks the coordinator up again.
 func (cg *ConsumerGroup) dropCoordinator() {
+	cg.coordMu <- struct{}{}
+	cg.closeCoordinatorLocked()
+	<-cg.coordMu
+}
+
+// dropCoordinatorConn drops c if it is still the coordinator connection
+// (another goroutine may already have replaced it).
+func (cg *ConsumerGroup) dropCoordinatorConn(c *Conn) {
+	if c == nil {
+		return
+	}
+	cg.coordMu <- struct{}{}
+	if cg.coord == c {
+		cg.closeCoordinatorLocked()
+	}
+	<-cg.coordMu
+}
+
+func (cg *ConsumerGroup) closeCoordinatorLocked() {
 	if cg.coord != nil {
 		cg.coord.Close()
 		cg.coord = nil
 	}
 }
 
-// coordinatorLost reports whether err means the coordinator moved or its
-// connection c failed, so that it must be looked up again.
-func coordinatorLost(c *Conn, err error) bool {
-	return errors.Is(err, NotCoordinatorForGroup) || errors.Is(err, GroupCoordinatorNotAvailable) || c.isBroken()
+// coordinatorMoved reports the errors of a coordinator that no longer
+// coordinates the group (or never did): look it up again.
+func coordinatorMoved(err error) bool {
+	return errors.Is(err, NotCoordinatorForGroup) || errors.Is(err, GroupCoordinatorNotAvailable)
 }
 
-// generationOver reports whether an error of a request carrying the
-// generation means that the generation is over for this member.
-func (cg *ConsumerGroup) generationOver(c *Conn, err error) bool {
+// coordinatorUnreachable reports errors of a request to the coordinator
+// that say nothing about the member or its generation: the coordinator
+// moved, is loading the group, or did not answer (a timeout, a refused
+// dial, a closed connection). They are retried, against a coordinator
+// looked up again, while the member's session lasts.
+func coordinatorUnreachable(err error) bool {
+	if coordinatorMoved(err) || errors.Is(err, GroupLoadInProgress) || errors.Is(err, RequestTimedOut) {
+		return true
+	}
+	var kerr Error
+	return !errors.As(err, &kerr) && !errors.Is(err, ErrGenerationEnded) && !errors.Is(err, ErrGroupClosed)
+}
+
+// generationOverError reports the errors with which the coordinator says
+// that the generation is over for this member.
+func generationOverError(err error) bool {
 	return errors.Is(err, RebalanceInProgress) || errors.Is(err, IllegalGeneration) ||
-		errors.Is(err, UnknownMemberId) || errors.Is(err, FencedInstanceID) || coordinatorLost(c, err)
+		errors.Is(err, UnknownMemberId) || errors.Is(err, FencedInstanceID)
 }
 
 // joinGroup sends JoinGroup until the coordinator takes the member: a
@@ -328,13 +381,11 @@ func (cg *ConsumerGroup) syncGroup(ctx context.Context, conn *Conn, join *protoc
 	return out, nil
 }
 
-// heartbeat sends one heartbeat of g. It is not cancelled with the
-// generation: an interrupted request would break the connection that the
-// generation's last commits still need.
-func (cg *ConsumerGroup) heartbeat(g *Generation) error {
-	ctx, cancel := context.WithTimeout(context.Background(), cg.config.Timeout)
-	defer cancel()
-	resp, _, err := g.conn.roundTrip(ctx, &protocol.HeartbeatRequest{
+// heartbeat sends one heartbeat of g on conn. It is not cancelled with
+// the generation: an interrupted request would break the connection that
+// the generation's last commits still need.
+func (cg *ConsumerGroup) heartbeat(ctx context.Context, conn *Conn, g *Generation) error {
+	resp, _, err := conn.roundTrip(ctx, &protocol.HeartbeatRequest{
 		GroupID:      g.GroupID,
 		GenerationID: g.ID,
 		MemberID:     g.MemberID,
@@ -433,9 +484,10 @@ func (cg *ConsumerGroup) fetchOffsets(ctx context.Context, conn *Conn, partition
 	return out, nil
 }
 
-// commit sends OffsetCommit for the generation. With a RetentionTime the
-// request is capped at version 4, the last that carries it.
-func (g *Generation) commit(ctx context.Context, offsets map[string]map[int]int64) error {
+// commit sends OffsetCommit for the generation on conn. With a
+// RetentionTime the request is capped at version 4, the last that carries
+// it.
+func (g *Generation) commit(ctx context.Context, conn *Conn, offsets map[string]map[int]int64) error {
 	cfg := &g.group.config
 	req := &protocol.OffsetCommitRequest{
 		GroupID:         g.GroupID,
@@ -471,7 +523,7 @@ func (g *Generation) commit(ctx context.Context, offsets map[string]map[int]int6
 		}
 		req.Topics = append(req.Topics, rt)
 	}
-	resp, _, err := g.conn.roundTrip(ctx, req, limit)
+	resp, _, err := conn.roundTrip(ctx, req, limit)
 	if err != nil {
 		return err
 	}

@@ -188,8 +188,10 @@ func TestReaderGroupReadMessageCommitErrorKeepsMessage(t *testing.T) {
 		t.Fatalf("ReadMessage: %v, offset %d", err, m.Offset)
 	}
 	gen := rsGeneration(r)
-	for i := 0; i < 3; i++ { // every attempt of the commit
-		c.Broker(1).ScriptNext(protocol.OffsetCommit, fakebroker.Step{ErrorCode: int16(GroupLoadInProgress)})
+	// Every attempt of the commit fails with a retriable error that is not
+	// the coordinator's (those are retried until the session ends).
+	for i := 0; i < 3; i++ {
+		c.Broker(1).ScriptNext(protocol.OffsetCommit, fakebroker.Step{ErrorCode: int16(UnknownTopicOrPartition)})
 	}
 	if m, err := r.ReadMessage(ctx); err == nil {
 		t.Fatalf("ReadMessage returned offset %d despite the failed commit", m.Offset)
