@@ -47,6 +47,12 @@ type writerCore struct {
 	identFailed time.Time
 	identMu     sync.Mutex
 
+	// The leader watch's metadata connection (writer_leader.go).
+	pollMu     sync.Mutex
+	pollConn   *Conn
+	pollBroker int
+	pollBad    int
+
 	pending sync.WaitGroup // batches not completed yet
 	workers sync.WaitGroup // goroutines of the core
 	quit    chan struct{}  // closed once pending is done, to stop senders
@@ -59,6 +65,7 @@ func newWriterCore(w *Writer) (*writerCore, error) {
 		parts:   map[topicPartition]*partWriter{},
 		brokers: map[int]*brokerWriter{},
 		quit:    make(chan struct{}),
+		pollBad: -1,
 	}
 	rt := w.Transport
 	if rt == nil {
@@ -92,6 +99,13 @@ type partWriter struct {
 
 	identGen uint64 // the producer id the sequence numbers belong to
 	nextSeq  int32  // sequence number of the next batch's first record
+
+	// hosted is the leader (and epoch) that answered a produce for the
+	// partition: acks=0 produces go only to it. A leader named by the
+	// metadata may not host the partition yet (a new topic) and would
+	// drop an acks=0 produce, so the first produce to a new leader is
+	// sent with acks=1.
+	hosted leaderMark
 }
 
 // writeBatch is a batch of messages of one partition.
@@ -343,6 +357,9 @@ func (c *writerCore) failed(pw *partWriter, b *writeBatch, err error) {
 	w := c.w
 	key := pw.key
 	b.attempts++
+	c.mu.Lock()
+	pw.hosted = leaderMark{} // whatever failed, confirm the leader again
+	c.mu.Unlock()
 	c.stats.errors.observe(1)
 	w.withErrorLogger(func(l Logger) {
 		l.Printf("error writing %d messages to %s (partition %d, attempt %d): %s", len(b.msgs), key.topic, key.partition, b.attempts, err)
@@ -366,6 +383,13 @@ func (c *writerCore) failed(pw *partWriter, b *writeBatch, err error) {
 	}
 	c.stats.retries.observe(1)
 	delay := backoff(b.attempts, w.writeBackoffMin(), w.writeBackoffMax())
+	var moved *leaderMovedError
+	if errors.As(err, &moved) {
+		// The leader watch just read the metadata that names the new
+		// leader: go there now. Reading it again through the control
+		// connection could wait on the broker that stopped answering.
+		delay = 0
+	}
 	w.withLogger(func(l Logger) {
 		l.Printf("backing off %s writing %d messages to %s (partition: %d)", delay, len(b.msgs), key.topic, key.partition)
 	})
@@ -374,11 +398,13 @@ func (c *writerCore) failed(pw *partWriter, b *writeBatch, err error) {
 	time.AfterFunc(delay, func() {
 		defer c.workers.Done()
 		// Leader re-discovery: the error may mean the leader moved.
-		ctx, cancel := context.WithTimeout(c.tc.context(), w.readTimeout())
-		if err := c.tc.refreshSince(ctx, key.topic, since, false); err != nil {
-			w.withErrorLogger(func(l Logger) { l.Printf("refreshing the metadata of %s: %s", key.topic, err) })
+		if moved == nil {
+			ctx, cancel := context.WithTimeout(c.tc.context(), w.readTimeout())
+			if err := c.tc.refreshSince(ctx, key.topic, since, false); err != nil {
+				w.withErrorLogger(func(l Logger) { l.Printf("refreshing the metadata of %s: %s", key.topic, err) })
+			}
+			cancel()
 		}
-		cancel()
 		c.mu.Lock()
 		pw.busy = false
 		c.schedule(pw)
@@ -426,6 +452,7 @@ func (c *writerCore) close() {
 	c.pending.Wait()
 	close(c.quit)
 	c.workers.Wait()
+	c.closePoll()
 	c.release()
 }
 
@@ -500,7 +527,8 @@ type brokerWriter struct {
 type sendItem struct {
 	pw         *partWriter
 	b          *writeBatch
-	start, end int // of the encoded batch in buf; end 0: not sent
+	mark       leaderMark // the leader the request goes to
+	start, end int        // of the encoded batch in buf; end 0: not sent
 }
 
 func (bw *brokerWriter) run() {
@@ -532,7 +560,7 @@ func (bw *brokerWriter) run() {
 			if b := c.head(pw); b != nil {
 				c.number(pw, b)
 				pw.busy = true
-				items = append(items, sendItem{pw: pw, b: b})
+				items = append(items, sendItem{pw: pw, b: b, mark: c.leaderMark(pw.key)})
 			}
 		}
 		broker := bw.broker
@@ -581,7 +609,11 @@ func (bw *brokerWriter) send(broker Broker, items []sendItem) {
 			l.Printf("writing %d messages to %s (partition: %d)", len(b.msgs), b.key.topic, b.key.partition)
 		})
 	}
-	req := &protocol.ProduceRequest{Acks: int16(w.RequiredAcks), TimeoutMs: int32(w.writeTimeout() / time.Millisecond)}
+	acks := w.RequiredAcks
+	if acks == RequireNone && bw.unconfirmed(items) {
+		acks = RequireOne
+	}
+	req := &protocol.ProduceRequest{Acks: int16(acks), TimeoutMs: int32(w.writeTimeout() / time.Millisecond)}
 	for i := range items {
 		it := &items[i]
 		if it.end == 0 {
@@ -604,10 +636,18 @@ func (bw *brokerWriter) send(broker Broker, items []sendItem) {
 		return
 	}
 
-	ctx, cancel := context.WithTimeout(c.tc.context(), w.writeTimeout()+w.readTimeout())
+	base, abandon := context.WithCancelCause(c.tc.context())
+	ctx, cancel := context.WithTimeout(base, w.writeTimeout()+w.readTimeout())
+	stopWatch := c.watchLeaders(ctx, abandon, broker, items)
 	start := time.Now()
 	resp, err := bw.roundTrip(ctx, broker, req)
+	stopWatch()
 	cancel()
+	var moved *leaderMovedError
+	if err != nil && errors.As(context.Cause(base), &moved) {
+		err = fmt.Errorf("producing to broker %d: %w (request abandoned: %v)", broker.ID, moved, err)
+	}
+	abandon(nil)
 	c.stats.writes.observe(1)
 	c.stats.writeTime.observe(int64(time.Since(start)))
 	for i := range items {
@@ -642,6 +682,11 @@ func (bw *brokerWriter) send(broker Broker, items []sendItem) {
 			case p.ErrorCode != 0:
 				c.failed(it.pw, it.b, fmt.Errorf("producing to %s on broker %d: %w", it.b.key, broker.ID, produceError(p)))
 			default:
+				if req.Acks != int16(w.RequiredAcks) {
+					c.mu.Lock()
+					it.pw.hosted = it.mark
+					c.mu.Unlock()
+				}
 				c.succeeded(it.pw, it.b, p.BaseOffset, p.LogAppendTimeMs)
 			}
 		}
@@ -708,6 +753,9 @@ func (bw *brokerWriter) roundTrip(ctx context.Context, b Broker, req *protocol.P
 		}
 		bw.lastUsed = time.Now()
 		resp, err = sendRequest(ctx, bw.conn, req)
+		if err == nil && req.Acks == 0 {
+			err = confirmAcksNone(ctx, bw.conn)
+		}
 		if err != nil && bw.conn.isBroken() {
 			bw.conn.Close()
 			bw.conn = nil
@@ -727,4 +775,19 @@ func (bw *brokerWriter) roundTrip(ctx context.Context, b Broker, req *protocol.P
 		return nil, fmt.Errorf("producing to broker %d (%s): the RoundTripper returned %T", b.ID, addr, resp)
 	}
 	return pr, nil
+}
+
+// unconfirmed reports whether a partition of items goes to a leader that
+// has not answered a produce for it yet; the request then asks for acks=1
+// (see partWriter.hosted).
+func (bw *brokerWriter) unconfirmed(items []sendItem) bool {
+	c := bw.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range items {
+		if it := &items[i]; it.end != 0 && it.pw.hosted != it.mark {
+			return true
+		}
+	}
+	return false
 }
