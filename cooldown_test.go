@@ -4,101 +4,158 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
-func TestCooldownCache(t *testing.T) {
-	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
-	c := newCooldownCache()
+var (
+	cdT0 = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	cdP0 = topicPartition{"t", 0}
+	cdP1 = topicPartition{"t", 1}
+)
 
-	if c.cooling(1, t0) {
-		t.Fatal("an unknown broker is cooling")
-	}
-	c.fail(1, t0, time.Minute)
-	for _, tc := range []struct {
-		at   time.Duration
-		want bool
-	}{
-		{0, true},
-		{time.Minute - time.Nanosecond, true},
-		{time.Minute, false}, // cooling while now < until
-		{2 * time.Minute, false},
-	} {
-		if got := c.cooling(1, t0.Add(tc.at)); got != tc.want {
-			t.Errorf("cooling at +%v = %v, want %v", tc.at, got, tc.want)
-		}
-	}
-	if c.size() != 0 {
-		t.Errorf("expired entry kept: size %d", c.size())
-	}
-	if c.cooling(2, t0) {
-		t.Error("cooldown of broker 1 leaked to broker 2")
+func cdAt(d time.Duration) time.Time { return cdT0.Add(d) }
+
+func TestCooldownFirstFailureIsShort(t *testing.T) {
+	c := newCooldownCache()
+	assert.False(t, c.cooling(1, cdP0, cdT0))
+	require.Equal(t, cooldownMin, c.fail(1, wholeBroker, cdT0, 5*time.Minute))
+	assert.True(t, c.cooling(1, cdP0, cdAt(cooldownMin-time.Nanosecond)))
+	assert.False(t, c.cooling(1, cdP0, cdAt(cooldownMin)), "cooling past cooldownMin")
+	assert.False(t, c.cooling(2, cdP0, cdT0), "another broker cooling")
+}
+
+func TestCooldownCapBelowMin(t *testing.T) {
+	c := newCooldownCache()
+	require.Equal(t, time.Second, c.fail(1, wholeBroker, cdT0, time.Second))
+	assert.False(t, c.cooling(1, cdP0, cdAt(time.Second)))
+	assert.Zero(t, c.fail(2, wholeBroker, cdT0, 0), "a zero cap is no cooldown")
+	assert.False(t, c.cooling(2, cdP0, cdT0))
+}
+
+// The same replica failing again soon after its cooldown ended (the probe
+// failed) doubles the cooldown, up to the cap; reports while it still
+// cools (other partitions seeing the same failure) change nothing.
+func TestCooldownGrowsOnRepeatedFailure(t *testing.T) {
+	c := newCooldownCache()
+	limit := 30 * time.Second
+	at := time.Duration(0)
+	for _, want := range []time.Duration{2, 4, 8, 16, 30, 30} {
+		got := c.fail(1, wholeBroker, cdAt(at), limit)
+		require.Equal(t, want*time.Second, got, "failure at +%v", at)
+		// A second partition reports the same failure a moment later.
+		require.Equal(t, got-time.Millisecond, c.fail(1, wholeBroker, cdAt(at+time.Millisecond), limit))
+		at += got // the probe at the end of the cooldown fails again
 	}
 }
 
-func TestCooldownCacheExtendsNeverShortens(t *testing.T) {
-	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+// A failure long after the previous one (more than the cap) starts small
+// again: a replica that failed once an hour ago is not punished now.
+func TestCooldownGrowthForgotten(t *testing.T) {
 	c := newCooldownCache()
-
-	c.fail(1, t0, 10*time.Minute)
-	c.fail(1, t0.Add(time.Minute), time.Minute) // ends earlier: ignored
-	if end, ok := c.coolingUntil(1, t0.Add(5*time.Minute)); !ok || !end.Equal(t0.Add(10*time.Minute)) {
-		t.Fatalf("after a shorter failure: until %v (cooling %v), want +10m", end, ok)
-	}
-	c.fail(1, t0.Add(9*time.Minute), 5*time.Minute) // ends later: extends
-	if end, ok := c.coolingUntil(1, t0.Add(9*time.Minute)); !ok || !end.Equal(t0.Add(14*time.Minute)) {
-		t.Fatalf("after a longer failure: until %v (cooling %v), want +14m", end, ok)
-	}
-
-	c.fail(2, t0, 0) // no cooldown at all
-	if c.cooling(2, t0) {
-		t.Error("a zero cooldown made the broker cool")
-	}
+	limit := time.Minute
+	c.fail(1, wholeBroker, cdT0, limit) // until +2 s
+	require.Equal(t, 4*time.Second, c.fail(1, wholeBroker, cdAt(10*time.Second), limit)) // until +14 s
+	require.Equal(t, cooldownMin, c.fail(1, wholeBroker, cdAt(14*time.Second+limit), limit))
 }
 
-func TestCooldownCacheBounded(t *testing.T) {
-	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+// A pair cooldown keeps the broker's other partitions on it; a broker
+// cooldown covers every partition.
+func TestCooldownScopes(t *testing.T) {
 	c := newCooldownCache()
-	// 10 000 brokers fail one per second, each for 10 s: at most the
-	// last 10 (plus the one being added) stay, never asked about again.
-	for i := 0; i < 10000; i++ {
-		c.fail(i, t0.Add(time.Duration(i)*time.Second), 10*time.Second)
-		if n := c.size(); n > 11 {
-			t.Fatalf("after %d failures the cache holds %d entries", i+1, n)
-		}
-	}
+	c.fail(1, cdP0, cdT0, time.Minute)
+	assert.True(t, c.cooling(1, cdP0, cdT0))
+	assert.False(t, c.cooling(1, cdP1, cdT0), "a partition error cooled the broker's other partitions")
+	c.fail(2, wholeBroker, cdT0, time.Minute)
+	assert.True(t, c.cooling(2, cdP0, cdT0))
+	assert.True(t, c.cooling(2, cdP1, cdT0))
+	// The later end of the two wins.
+	c.fail(3, cdP0, cdT0, time.Minute)
+	c.fail(3, cdP0, cdAt(2*time.Second), time.Minute) // 4 s from +2 s
+	c.fail(3, wholeBroker, cdAt(time.Second), time.Minute)
+	end, ok := c.coolingUntil(3, cdP0, cdAt(2*time.Second))
+	require.True(t, ok)
+	assert.Equal(t, cdAt(6*time.Second), end)
 }
 
-func TestCooldownCacheNilAndZero(t *testing.T) {
-	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+// Evidence of health ends a cooldown early: the replica seen out of a
+// partition's ISR after it failed, then back in that ISR.
+func TestCooldownEndsWhenBackInISR(t *testing.T) {
+	c := newCooldownCache()
+	limit := 5 * time.Minute
+	at := time.Duration(0)
+	for i := 0; i < 8; i++ { // each probe fails: grow it to minutes
+		at += c.fail(2, wholeBroker, cdAt(at), limit)
+	}
+	now := cdAt(at - time.Second)
+	require.True(t, c.cooling(2, cdP0, now))
+
+	// Still in the ISR (the leader has not dropped it yet): no evidence.
+	assert.False(t, c.observeISR(2, cdP0, true, now))
+	assert.True(t, c.cooling(2, cdP0, now))
+	// Out of P0's ISR, then P1 (never seen out) says in: not evidence.
+	assert.False(t, c.observeISR(2, cdP0, false, now))
+	assert.False(t, c.observeISR(2, cdP1, true, now))
+	assert.True(t, c.cooling(2, cdP0, now))
+	// Back in P0's ISR: healthy.
+	assert.True(t, c.observeISR(2, cdP0, true, now.Add(time.Second/2)))
+	assert.False(t, c.cooling(2, cdP1, now.Add(time.Second/2)))
+	// The next failure soon after still grows (flapping stays damped).
+	assert.Equal(t, limit, c.fail(2, wholeBroker, now.Add(2*time.Second), limit))
+}
+
+func TestCooldownPairEndsWhenBackInISR(t *testing.T) {
+	c := newCooldownCache()
+	c.fail(2, cdP0, cdT0, time.Minute)
+	c.observeISR(2, cdP1, false, cdT0) // another partition: no entry touched
+	assert.False(t, c.observeISR(2, cdP1, true, cdT0))
+	assert.True(t, c.cooling(2, cdP0, cdT0))
+	c.observeISR(2, cdP0, false, cdT0)
+	assert.True(t, c.observeISR(2, cdP0, true, cdT0))
+	assert.False(t, c.cooling(2, cdP0, cdT0))
+}
+
+// Entries are forgotten once their cooldown ended and their failure is
+// older than the cap: the map is bounded by the replicas that failed
+// recently.
+func TestCooldownBounded(t *testing.T) {
+	c := newCooldownCache()
+	for i := 0; i < 1000; i++ {
+		c.fail(i, wholeBroker, cdAt(time.Duration(i)*time.Second), 10*time.Second)
+	}
+	assert.LessOrEqual(t, c.size(), 13)
+	assert.True(t, c.active(cdAt(999*time.Second)))
+	assert.False(t, c.active(cdAt(2000*time.Second)))
+}
+
+func TestCooldownNilAndZero(t *testing.T) {
 	var nilCache *cooldownCache
-	nilCache.fail(1, t0, time.Minute)
-	if nilCache.cooling(1, t0) {
-		t.Error("a nil cache reports cooling")
-	}
-	var zero cooldownCache // map not made yet
-	zero.fail(1, t0, time.Minute)
-	if !zero.cooling(1, t0) {
-		t.Error("a zero cache lost its entry")
-	}
+	nilCache.fail(1, wholeBroker, cdT0, time.Minute)
+	assert.False(t, nilCache.cooling(1, cdP0, cdT0))
+	assert.False(t, nilCache.observeISR(1, cdP0, true, cdT0))
+	assert.False(t, nilCache.active(cdT0))
+	assert.Zero(t, nilCache.size())
+	var zero cooldownCache
+	zero.fail(1, wholeBroker, cdT0, time.Minute)
+	assert.True(t, zero.cooling(1, cdP0, cdT0))
 }
 
-func TestCooldownCacheConcurrent(t *testing.T) {
-	t0 := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+func TestCooldownConcurrent(t *testing.T) {
 	c := newCooldownCache()
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
 		wg.Add(1)
 		go func(g int) {
 			defer wg.Done()
-			for i := 0; i < 2000; i++ {
-				now := t0.Add(time.Duration(i) * time.Millisecond)
-				c.fail((g+i)%5, now, 50*time.Millisecond)
-				c.cooling(i%5, now)
+			for i := 0; i < 1000; i++ {
+				now := cdAt(time.Duration(i) * time.Millisecond)
+				tp := topicPartition{"t", i % 3}
+				c.fail((g+i)%5, tp, now, 50*time.Millisecond)
+				c.observeISR(i%5, tp, i%2 == 0, now)
+				c.cooling(i%5, tp, now)
 			}
 		}(g)
 	}
 	wg.Wait()
-	if n := c.size(); n > 5 {
-		t.Fatalf("%d entries for 5 brokers", n)
-	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/rackfetch/kafka-go/protocol"
 )
 
 // The routing state machine of rack-aware fetching (KIP-392).
@@ -37,26 +39,39 @@ import (
 //	L    other error of L                           → L, Backoff; OffsetOutOfRange: no backoff (the Reader resets)
 //	F    fetched from F, -1                         → F (the TTL is not extended)
 //	F    fetched from F, empty at or above its HW   → F, Backoff FollowerBackoffMin→Max (a non-empty fetch resets)
-//	F    any error or dial failure of F             → L at once, F cools down    reasonFollowerFailed
+//	F    stale-client error of F (†), ≤ 3 in a row  → F, RefreshMetadata, Backoff  reasonStaleClient
+//	F    partition error of F (‡)                   → L at once, (F, partition) cools down  reasonFollowerFailed
+//	F    broker failure of F (§)                    → L at once, F cools down for all        reasonFollowerFailed
 //	F    F cooling (it failed for another partition)→ L                          reasonFollowerFailed
 //	F    any event after PreferenceTTL              → L                          reasonTTL
 //	F    fetched from L, -1                         → L                          reasonLeaderPreferred
 //	F    fetched from L naming F again              → F, the TTL restarts
 //	F    fetched from L naming a refused replica    → L                          the refusal's reason
 //	any  metadata with a lower leader epoch         → ignored
-//	any  metadata, other leader or higher epoch     → new L, ValidateOffset      reasonLeaderChanged
+//	L    metadata, other leader or higher epoch     → new L, ValidateOffset      reasonLeaderChanged
+//	F    metadata, other leader or higher epoch     → F if still usable, else new L; ValidateOffset
 //	F    metadata, F out of the ISR/offline/unknown → L                          reasonFollowerGone
 //	any  metadata without a leader                  → unchanged, RefreshMetadata, Backoff
+//	any  metadata, a cooling replica back in the ISR after it was seen out → its cooldown ends
 //
 // (*) usable: in the ISR of the latest metadata, with a host there, not
 // offline, not cooling down, and fewer than MaxSwitchesPerMinute leases in
 // the last 60 s (a renewal needs no room in the budget, and uses none).
-// Follower errors that hint at stale metadata (not leader, unknown topic,
-// replica/storage trouble, fenced or unknown leader epoch) also ask for
-// RefreshMetadata; a follower's OffsetOutOfRange only sends the partition
-// back to the leader, which alone decides resets.
-// Offsets are only ever resolved at the leader: ValidateOffset always comes
-// with Broker = the leader.
+// (†) FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH or NOT_LEADER_OR_FOLLOWER
+// from a follower say the CLIENT's view is stale (its epoch is older or
+// newer than the replica's), not that the replica is broken: a leader
+// change gives them for every partition it touches. Fresh metadata decides:
+// the replica still in the ISR is read again with the new epoch; out of it,
+// reads go to the leader (reasonFollowerGone). Only a replica that keeps
+// saying so with fresh metadata counts as failed for the partition.
+// (‡) Kafka errors about one partition (OffsetOutOfRange — a follower's
+// range is not authoritative, only the leader decides resets —, unknown
+// partition, replica not available, corrupt records, ...).
+// (§) the dial, the connection (reset, EOF, timeouts), a stall, and
+// KAFKA_STORAGE_ERROR. Cooldowns start short and grow when the same
+// replica fails again soon (cooldown.go).
+// Offsets are only ever resolved at the leader: ValidateOffset is a check
+// the fetcher makes at the leader, even while fetches stay on F.
 //
 // While the leader keeps naming a replica this selector refuses, the
 // decision carries OmitRack: a leader that names a preferred replica answers
@@ -120,6 +135,7 @@ const (
 	reasonCoolingDown routeReason = "preferred replica cooling down"
 	reasonFlapDamped  routeReason = "replica switch budget used up"
 	reasonLeaderError routeReason = "leader failed"
+	reasonStaleClient routeReason = "client metadata stale"
 )
 
 // routeDecision is the state machine's output: where and when to fetch next.
@@ -137,7 +153,8 @@ type routeDecision struct {
 
 	// ValidateOffset asks the fetcher to check its position with
 	// OffsetForLeaderEpoch at the leader (KIP-320) before fetching: the
-	// leader changed or an epoch was fenced.
+	// leader changed. The check goes to the leader whatever Broker is: a
+	// follower still in the ISR keeps serving the fetches.
 	ValidateOffset bool
 
 	// Backoff is how long to wait before the next fetch (a follower behind
@@ -250,6 +267,7 @@ type replicaSelector struct {
 	renew int
 
 	emptyStreak  int // consecutive empty answers of the follower at its HW
+	staleErrors  int // consecutive stale-client errors of the follower
 	leaderErrors int // consecutive failures of the leader
 	refusals     int // consecutive namings of a refused replica by the leader
 
@@ -286,6 +304,13 @@ func newReplicaSelector(cfg routingConfig, cooldown *cooldownCache, p Partition,
 // current returns the broker the partition is routed to now.
 func (s *replicaSelector) current() int { return s.cur }
 
+// partition returns the partition's metadata as the selector accepted it:
+// the one view of leader, epoch and ISR the fetcher acts on.
+func (s *replicaSelector) partition() Partition { return s.part }
+
+// tp names the partition, the key of its replicas' cooldowns.
+func (s *replicaSelector) tp() topicPartition { return topicPartition{s.part.Topic, s.part.ID} }
+
 // next folds ev into the state and returns where to fetch next.
 func (s *replicaSelector) next(ev routeEvent) routeDecision {
 	now := ev.Now
@@ -307,7 +332,7 @@ func (s *replicaSelector) next(ev routeEvent) routeDecision {
 
 	// Checked on every event, whatever it was about.
 	if s.cur != s.leader {
-		if s.cooldown.cooling(s.cur, now) {
+		if s.cooldown.cooling(s.cur, s.tp(), now) {
 			s.route(&d, s.leader, reasonFollowerFailed, now)
 		} else if !now.Before(s.pinnedAt.Add(s.cfg.PreferenceTTL)) {
 			s.route(&d, s.leader, reasonTTL, now)
@@ -343,6 +368,7 @@ func (s *replicaSelector) route(d *routeDecision, b int, reason routeReason, now
 	}
 	s.cur = b
 	s.emptyStreak = 0
+	s.staleErrors = 0
 	d.Backoff = 0 // a new replica is asked at once
 }
 
@@ -384,13 +410,25 @@ func (s *replicaSelector) onMetadata(p Partition, now time.Time, d *routeDecisio
 	}
 	changed := p.Leader.ID != s.leader || p.LeaderEpoch > s.epoch
 	s.part = p
+	// What the ISR says ends the cooldowns of replicas seen leaving it
+	// and coming back (cooldown.go), before the checks below use them.
+	for _, r := range p.Replicas {
+		s.cooldown.observeISR(r.ID, s.tp(), s.inSync(r.ID), now)
+	}
 	if changed {
+		onFollower := s.cur != s.leader
 		s.leader, s.epoch = p.Leader.ID, p.LeaderEpoch
 		s.leaderErrors = 0
 		s.refusals = 0
 		s.held = -1
-		s.route(d, s.leader, reasonLeaderChanged, now)
 		d.ValidateOffset = true
+		d.Reason = reasonLeaderChanged
+		// A follower still in the ISR serves the new epoch as well as it
+		// served the old one: a leader change elsewhere is no reason to
+		// read across racks. Reads on the old leader follow the new one.
+		if !onFollower || !s.usable(s.cur, now) {
+			s.route(d, s.leader, reasonLeaderChanged, now)
+		}
 		return
 	}
 	if s.cur != s.leader && !s.inSync(s.cur) {
@@ -402,6 +440,12 @@ func (s *replicaSelector) onMetadata(p Partition, now time.Time, d *routeDecisio
 	}
 }
 
+// usable reports whether follower b may be read now: in the ISR with a
+// host, and not cooling down for this partition.
+func (s *replicaSelector) usable(b int, now time.Time) bool {
+	return b >= 0 && s.inSync(b) && !s.cooldown.cooling(b, s.tp(), now)
+}
+
 func (s *replicaSelector) onFetched(ev routeEvent, now time.Time, d *routeDecision) {
 	switch {
 	case ev.Broker == s.leader:
@@ -410,6 +454,7 @@ func (s *replicaSelector) onFetched(ev routeEvent, now time.Time, d *routeDecisi
 	case ev.Broker == s.cur:
 		// A follower's -1 means "stay with me": the pin holds, its TTL
 		// is not extended. Followers never name a replica; ignore one.
+		s.staleErrors = 0
 		if !ev.Empty {
 			s.emptyStreak = 0
 		} else if ev.FetchOffset >= ev.HighWatermark {
@@ -446,6 +491,10 @@ func (s *replicaSelector) onLeaderAnswer(ev routeEvent, now time.Time, d *routeD
 			d.Backoff = routeBackoffStep(s.cfg.FollowerBackoffMin, s.cfg.FollowerBackoffMax, s.refusals)
 		}
 	}
+	// The leader names only in-sync replicas: for a replica metadata had
+	// shown out of the ISR since it failed, this is the news that it is
+	// back, which ends its cooldown.
+	s.cooldown.observeISR(x, s.tp(), true, now)
 	if !s.inSync(x) {
 		// Our metadata lags the leader's view: refresh it, once per hold,
 		// each hold twice as long as the one before (1 s → 10 s).
@@ -459,7 +508,7 @@ func (s *replicaSelector) onLeaderAnswer(ev routeEvent, now time.Time, d *routeD
 		refuse(reasonUnknownReplica, now.Add(routeBackoffStep(routeUnknownReplicaHoldMin, routeUnknownReplicaHold, s.unknownHolds)))
 		return
 	}
-	if until, cooling := s.cooldown.coolingUntil(x, now); cooling {
+	if until, cooling := s.cooldown.coolingUntil(x, s.tp(), now); cooling {
 		refuse(reasonCoolingDown, until)
 		return
 	}
@@ -493,17 +542,64 @@ func (s *replicaSelector) onFailure(ev routeEvent, now time.Time, d *routeDecisi
 		d.RefreshMetadata = ev.Kind == eventDialFailed || routeStaleMetadata(ev.Err, true)
 		return
 	}
-	if ev.Broker < 0 {
-		return
+	if ev.Broker < 0 || ev.Broker != s.cur {
+		return // a stale report: routing already moved
 	}
-	// A follower failed: cool it down for every partition, and if it is
-	// where this partition reads, go back to the leader at once.
-	s.cooldown.fail(ev.Broker, now, s.cfg.Cooldown)
-	if ev.Broker != s.cur {
-		return // a stale report; routing already moved
+	scope := routeFailureScope(ev)
+	if scope == failStaleClient {
+		s.staleErrors++
+		if s.staleErrors <= routeMaxStaleErrors {
+			// Fresh metadata tells whether the replica is still in the
+			// ISR (stay, with the new epoch) or not (go to the leader).
+			d.Reason = reasonStaleClient
+			d.RefreshMetadata = true
+			d.Backoff = routeBackoffStep(s.cfg.FollowerBackoffMin, s.cfg.FollowerBackoffMax, s.staleErrors)
+			return
+		}
+		scope = failPartition // it keeps saying so with fresh metadata
 	}
+	tp := wholeBroker
+	if scope == failPartition {
+		tp = s.tp()
+	}
+	s.cooldown.fail(ev.Broker, tp, now, s.cfg.Cooldown)
 	s.route(d, s.leader, reasonFollowerFailed, now)
 	d.RefreshMetadata = ev.Kind == eventFetchError && routeStaleMetadata(ev.Err, false)
+}
+
+// routeMaxStaleErrors bounds the stale-client errors a follower may answer
+// in a row, each after a metadata refresh, before it counts as failed.
+const routeMaxStaleErrors = 3
+
+// failureScope says what a follower's failure is evidence against.
+type failureScope int
+
+const (
+	failStaleClient failureScope = iota // the client's view (epoch, leadership) is old
+	failPartition                       // the replica of this one partition
+	failBroker                          // the broker, for every partition
+)
+
+// routeFailureScope classifies a follower's failure.
+func routeFailureScope(ev routeEvent) failureScope {
+	if ev.Kind == eventDialFailed {
+		return failBroker
+	}
+	var rbe *protocol.RecordBatchError
+	if errors.As(ev.Err, &rbe) {
+		return failPartition // corrupt records: this replica's copy
+	}
+	var kerr Error
+	if !errors.As(ev.Err, &kerr) {
+		return failBroker // the connection, a timeout, a stall
+	}
+	switch kerr {
+	case FencedLeaderEpoch, UnknownLeaderEpoch, NotLeaderForPartition:
+		return failStaleClient
+	case KafkaStorageError, RequestTimedOut:
+		return failBroker
+	}
+	return failPartition
 }
 
 // leaderFailed counts one more consecutive leader failure and returns the

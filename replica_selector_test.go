@@ -7,9 +7,12 @@ import (
 	"io"
 	"math/rand"
 	"net"
+	"os"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rackfetch/kafka-go/protocol"
 )
 
 // The routing tests use one partition replicated on brokers 1..4 (racks
@@ -38,6 +41,13 @@ func rsPart(leader, epoch int, isr ...int) Partition {
 }
 
 var rsDefault = rsPart(1, 5, 1, 2, 3)
+
+// rsTP names rsDefault's partition (its replicas' cooldown key); rsOtherTP
+// another partition sharing the cooldown cache.
+var (
+	rsTP      = topicPartition{"t", 0}
+	rsOtherTP = topicPartition{"t", 1}
+)
 
 // rsOffline marks broker id offline in p.
 func rsOffline(p Partition, id int) Partition {
@@ -169,7 +179,7 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 	noHost3 := rsNoHost(rsDefault, 3)
 	offline3 := rsOffline(rsDefault, 3)
 	unknownEpoch := rsPart(1, -1, 1, 2, 3)
-	cool2 := func(c *cooldownCache) { c.fail(2, rsT0, 5*time.Minute) }
+	cool2 := func(c *cooldownCache) { c.fail(2, wholeBroker, rsT0, 5*time.Minute) } // cooldownMin: 2 s
 	// lease: the leader names 2, then says -1 (reads come back).
 	lease := func(at time.Duration) []routeEvent {
 		return []routeEvent{evNamed(at, 1, 2), evFetch(at+300*time.Millisecond, 1, -1)}
@@ -261,10 +271,10 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 			setup: []routeEvent{evNamed(0, 1, 4), evMeta(time.Second, rsPart(1, 5, 1, 2, 3, 4))}, ev: evNamed(2*time.Second, 1, 4),
 			want: routeDecision{Broker: 4, Changed: true, Reason: reasonPreferred}},
 		{name: "cooling replica: the rack is omitted until the cooldown ends", prep: cool2,
-			setup: []routeEvent{evNamed(0, 1, 2)}, ev: evTick(5*time.Minute - time.Nanosecond),
+			setup: []routeEvent{evNamed(0, 1, 2)}, ev: evTick(cooldownMin - time.Nanosecond),
 			want: routeDecision{Broker: 1, OmitRack: true}},
 		{name: "cooling replica: named again once the cooldown ended", prep: cool2,
-			setup: []routeEvent{evNamed(0, 1, 2)}, ev: evNamed(5*time.Minute, 1, 2),
+			setup: []routeEvent{evNamed(0, 1, 2)}, ev: evNamed(cooldownMin, 1, 2),
 			want: routeDecision{Broker: 2, Changed: true, Reason: reasonPreferred}},
 
 		// 3. Preference TTL and -1.
@@ -300,46 +310,95 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 		{name: "follower dial failure", setup: pin2, ev: evDial(time.Second, 2),
 			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed},
 			check: func(t *testing.T, s *replicaSelector) {
-				if !s.cooldown.cooling(2, rsT0.Add(time.Second+5*time.Minute-time.Nanosecond)) {
-					t.Error("follower not cooling before the default cooldown ends")
+				if !s.cooldown.cooling(2, rsOtherTP, rsT0.Add(time.Second+cooldownMin-time.Nanosecond)) {
+					t.Error("follower not cooling for every partition before the first cooldown ends")
 				}
-				if s.cooldown.cooling(2, rsT0.Add(time.Second+5*time.Minute)) {
-					t.Error("follower still cooling after the default cooldown")
+				if s.cooldown.cooling(2, rsTP, rsT0.Add(time.Second+cooldownMin)) {
+					t.Error("follower still cooling after the first cooldown")
 				}
 			}},
-		{name: "configured cooldown", cfg: &routingConfig{Rack: "b", Cooldown: time.Minute}, setup: pin2, ev: evDial(time.Second, 2),
+		{name: "configured cooldown below the first step caps it", cfg: &routingConfig{Rack: "b", Cooldown: time.Second}, setup: pin2, ev: evDial(time.Second, 2),
 			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed},
 			check: func(t *testing.T, s *replicaSelector) {
-				if s.cooldown.cooling(2, rsT0.Add(61*time.Second)) {
+				if s.cooldown.cooling(2, rsTP, rsT0.Add(2*time.Second)) {
 					t.Error("follower cooling past the configured cooldown")
+				}
+			}},
+		{name: "a follower failing again soon cools down twice as long", setup: rsEvents(pin2, []routeEvent{evDial(time.Second, 2), evNamed(3*time.Second, 1, 2)}),
+			ev: evDial(4*time.Second, 2), want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed},
+			check: func(t *testing.T, s *replicaSelector) {
+				if !s.cooldown.cooling(2, rsTP, rsT0.Add(8*time.Second-time.Nanosecond)) || s.cooldown.cooling(2, rsTP, rsT0.Add(8*time.Second)) {
+					t.Error("the second cooldown is not 4 s")
 				}
 			}},
 		{name: "a canceled fetch of the follower changes nothing", setup: pin2, ev: evErr(time.Second, 2, context.Canceled),
 			want: routeDecision{Broker: 2},
 			check: func(t *testing.T, s *replicaSelector) {
-				if s.cooldown.cooling(2, rsT0.Add(time.Second)) {
+				if s.cooldown.cooling(2, rsTP, rsT0.Add(time.Second)) {
 					t.Error("a canceled fetch cooled the follower")
 				}
 			}},
-		{name: "a late failure of another follower cools it, routing stays", setup: pin2, ev: evDial(time.Second, 3),
+		{name: "a stale failure report of a broker not read changes nothing", setup: pin2, ev: evDial(time.Second, 3),
 			want: routeDecision{Broker: 2},
 			check: func(t *testing.T, s *replicaSelector) {
-				if !s.cooldown.cooling(3, rsT0.Add(time.Second)) {
-					t.Error("the failed follower is not cooling")
+				if s.cooldown.cooling(3, rsTP, rsT0.Add(time.Second)) {
+					t.Error("a broker this partition does not read from was cooled down")
 				}
 			}},
-		{name: "follower cooled by another partition", setup: pin2,
-			mid: func(s *replicaSelector) { s.cooldown.fail(2, rsT0.Add(time.Second), time.Minute) },
+		{name: "follower cooled down by another partition's broker failure", setup: pin2,
+			mid: func(s *replicaSelector) { s.cooldown.fail(2, wholeBroker, rsT0.Add(time.Second), time.Minute) },
 			ev:  evTick(time.Second), want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed}},
-		{name: "fenced at the follower, then the new epoch is validated at the leader",
+		{name: "another partition's error on the same follower keeps this one there", setup: pin2,
+			mid: func(s *replicaSelector) { s.cooldown.fail(2, rsOtherTP, rsT0.Add(time.Second), time.Minute) },
+			ev:  evTick(time.Second), want: routeDecision{Broker: 2}},
+		{name: "fenced at the follower, then the new epoch: reads stay on the follower",
 			setup: rsEvents(pin2, []routeEvent{evErr(time.Second, 2, FencedLeaderEpoch)}), ev: evMeta(2*time.Second, rsPart(1, 6, 1, 2, 3)),
-			want: routeDecision{Broker: 1, Reason: reasonLeaderChanged, ValidateOffset: true}},
+			want: routeDecision{Broker: 2, Reason: reasonLeaderChanged, ValidateOffset: true},
+			check: func(t *testing.T, s *replicaSelector) {
+				if s.cooldown.cooling(2, rsTP, rsT0.Add(2*time.Second)) {
+					t.Error("the follower was cooled down for the client's stale epoch")
+				}
+			}},
+		{name: "stale-client error, fresh metadata without the follower in the ISR: leader",
+			setup: rsEvents(pin2, []routeEvent{evErr(time.Second, 2, NotLeaderOrFollower)}), ev: evMeta(2*time.Second, rsPart(1, 5, 1, 3)),
+			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerGone}},
+		{name: "stale-client errors: the fourth in a row fails the follower for the partition",
+			setup: rsEvents(pin2, rsRepeat(3, func(i int) routeEvent { return evErr(time.Duration(i+1)*time.Second, 2, UnknownLeaderEpoch) })),
+			ev:    evErr(4*time.Second, 2, UnknownLeaderEpoch),
+			want:  routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed, RefreshMetadata: true},
+			check: func(t *testing.T, s *replicaSelector) {
+				if !s.cooldown.cooling(2, rsTP, rsT0.Add(4*time.Second)) || s.cooldown.cooling(2, rsOtherTP, rsT0.Add(4*time.Second)) {
+					t.Error("want the (follower, partition) pair cooling, not the broker")
+				}
+			}},
+		{name: "stale-client errors: the backoff grows",
+			setup: rsEvents(pin2, rsRepeat(2, func(i int) routeEvent { return evErr(time.Duration(i+1)*time.Second, 2, FencedLeaderEpoch) })),
+			ev:    evErr(3*time.Second, 2, FencedLeaderEpoch),
+			want:  routeDecision{Broker: 2, Reason: reasonStaleClient, RefreshMetadata: true, Backoff: 200 * time.Millisecond}},
+		{name: "stale-client errors: a good fetch resets the count",
+			setup: rsEvents(pin2, rsRepeat(3, func(i int) routeEvent { return evErr(time.Duration(i+1)*time.Second, 2, FencedLeaderEpoch) }),
+				[]routeEvent{evFetch(4*time.Second, 2, -1)}),
+			ev:   evErr(5*time.Second, 2, FencedLeaderEpoch),
+			want: routeDecision{Broker: 2, Reason: reasonStaleClient, RefreshMetadata: true, Backoff: 50 * time.Millisecond}},
+
+		// 4b. Cooldowns end on evidence that the replica is healthy.
+		{name: "a dead follower seen out of the ISR and back is read again at once", cfg: &routingConfig{Rack: "b", Cooldown: time.Hour},
+			setup: rsEvents(pin2, []routeEvent{evDial(time.Second, 2), evMeta(5*time.Second, rsPart(1, 5, 1, 3)), evMeta(20*time.Second, rsDefault)}),
+			ev:    evNamed(20*time.Second, 1, 2), want: routeDecision{Broker: 2, Changed: true, Reason: reasonPreferred}},
+		{name: "the leader naming a replica seen out of the ISR ends its cooldown", cfg: &routingConfig{Rack: "b", Cooldown: time.Hour},
+			prep:  func(c *cooldownCache) { c.fail(2, wholeBroker, rsT0, time.Hour) },
+			setup: []routeEvent{evMeta(time.Second, rsPart(1, 5, 1, 3)), evMeta(1500*time.Millisecond, rsPart(1, 5, 1, 2, 3))},
+			ev:    evNamed(1600*time.Millisecond, 1, 2), want: routeDecision{Broker: 2, Changed: true, Reason: reasonPreferred}},
+		{name: "a replica never seen out of the ISR stays cooling when named", cfg: &routingConfig{Rack: "b", Cooldown: time.Hour},
+			prep:  func(c *cooldownCache) { c.fail(2, wholeBroker, rsT0, time.Hour) },
+			setup: []routeEvent{evMeta(time.Second, rsDefault)},
+			ev:    evNamed(1500*time.Millisecond, 1, 2), want: routeDecision{Broker: 1, Reason: reasonCoolingDown, Backoff: 50 * time.Millisecond, OmitRack: true}},
 
 		// 5. Leader failures.
 		{name: "leader dial failure", ev: evDial(0, 1),
 			want: routeDecision{Broker: 1, Reason: reasonLeaderError, RefreshMetadata: true, Backoff: 100 * time.Millisecond},
 			check: func(t *testing.T, s *replicaSelector) {
-				if s.cooldown.cooling(1, rsT0) {
+				if s.cooldown.cooling(1, rsTP, rsT0) {
 					t.Error("the leader was put in cooldown")
 				}
 			}},
@@ -382,12 +441,20 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 			want: routeDecision{Broker: 1}},
 
 		// 7. Metadata.
-		{name: "new leader while pinned", setup: pin2, ev: evMeta(time.Second, rsPart(3, 6, 1, 2, 3)),
+		{name: "new leader while pinned: the in-sync follower keeps serving", setup: pin2, ev: evMeta(time.Second, rsPart(3, 6, 1, 2, 3)),
+			want: routeDecision{Broker: 2, Reason: reasonLeaderChanged, ValidateOffset: true}},
+		{name: "new leader while pinned, the follower out of its ISR", setup: pin2, ev: evMeta(time.Second, rsPart(3, 6, 1, 3)),
+			want: routeDecision{Broker: 3, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
+		{name: "new leader while pinned, the follower cooling for the partition", setup: pin2,
+			mid: func(s *replicaSelector) { s.cooldown.fail(2, rsTP, rsT0.Add(time.Second), time.Minute) },
+			ev:  evMeta(time.Second, rsPart(3, 6, 1, 2, 3)),
+			want: routeDecision{Broker: 3, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
+		{name: "new leader while on the old leader: reads follow it", ev: evMeta(time.Second, rsPart(3, 6, 1, 2, 3)),
 			want: routeDecision{Broker: 3, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
 		{name: "new leader epoch on the leader", ev: evMeta(0, rsPart(1, 6, 1, 2, 3)),
 			want: routeDecision{Broker: 1, Reason: reasonLeaderChanged, ValidateOffset: true}},
 		{name: "new leader epoch while pinned", setup: pin2, ev: evMeta(time.Second, rsPart(1, 6, 1, 2, 3)),
-			want: routeDecision{Broker: 1, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
+			want: routeDecision{Broker: 2, Reason: reasonLeaderChanged, ValidateOffset: true}},
 		{name: "the pinned follower becomes the leader", setup: pin2, ev: evMeta(time.Second, rsPart(2, 6, 1, 2, 3)),
 			want: routeDecision{Broker: 2, Reason: reasonLeaderChanged, ValidateOffset: true}},
 		{name: "new leader id at an unknown epoch", init: &unknownEpoch, ev: evMeta(0, rsPart(3, -1, 1, 2, 3)),
@@ -438,11 +505,11 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 			ev:    evNamed(2*time.Second, 1, 2), want: routeDecision{Broker: 1, Reason: reasonFlapDamped, Backoff: 50 * time.Millisecond, OmitRack: true}},
 		{name: "a renewal is refused while the follower cools down", cfg: &ttl1sMax1,
 			setup: []routeEvent{evNamed(0, 1, 2), evTick(time.Second)},
-			mid:   func(s *replicaSelector) { s.cooldown.fail(2, rsT0.Add(time.Second), time.Minute) },
+			mid:   func(s *replicaSelector) { s.cooldown.fail(2, wholeBroker, rsT0.Add(time.Second), time.Minute) },
 			ev:    evNamed(time.Second, 1, 2), want: routeDecision{Broker: 1, Reason: reasonCoolingDown, Backoff: 50 * time.Millisecond, OmitRack: true}},
 		{name: "budget used up: back to the leader on failure", cfg: &ttl1sMax3, setup: flapped3, ev: evDial(1500*time.Millisecond, 2),
 			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed}},
-		{name: "budget used up: a leader change is followed", cfg: &ttl1sMax3, setup: flapped3, ev: evMeta(1500*time.Millisecond, rsPart(3, 6, 1, 2, 3)),
+		{name: "budget used up: a leader change is followed", cfg: &ttl1sMax3, setup: flapped3, ev: evMeta(1500*time.Millisecond, rsPart(3, 6, 1, 3)),
 			want: routeDecision{Broker: 3, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
 		{name: "budget used up: the follower leaving the ISR is followed", cfg: &ttl1sMax3, setup: flapped3, ev: evMeta(1500*time.Millisecond, rsPart(1, 5, 1, 3)),
 			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerGone}},
@@ -452,36 +519,53 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 			ev: evNamed(2300*time.Millisecond, 1, 2), want: routeDecision{Broker: 2, Changed: true, Reason: reasonPreferred}},
 	}
 
-	// 4. Every follower error sends reads back to the leader at once;
-	// those hinting at stale metadata also ask for a refresh.
+	// 4. Follower errors, by what they are evidence against. The client's
+	// stale view (epochs, leadership): refresh and stay. One partition's
+	// replica: back to the leader, that pair cools down. The broker: back
+	// to the leader, the broker cools down for every partition.
+	staleClient := []error{NotLeaderForPartition, FencedLeaderEpoch, UnknownLeaderEpoch,
+		fmt.Errorf("fetching: %w", NotLeaderForPartition), makeError(int16(FencedLeaderEpoch), "epoch 4 < 5")}
+	for _, err := range staleClient {
+		cases = append(cases, rsCase{
+			name: "follower stale-client error " + err.Error(), setup: pin2, ev: evErr(time.Second, 2, err),
+			want: routeDecision{Broker: 2, Reason: reasonStaleClient, RefreshMetadata: true, Backoff: 50 * time.Millisecond},
+			check: func(t *testing.T, s *replicaSelector) {
+				if s.cooldown.cooling(2, rsTP, rsT0.Add(time.Second)) {
+					t.Error("the follower was cooled down for the client's stale view")
+				}
+			},
+		})
+	}
 	followerErrors := []struct {
 		err     error
+		broker  bool // a broker-level failure
 		refresh bool
 	}{
-		{NotLeaderForPartition, true},
-		{OffsetOutOfRange, false}, // never a reset: the leader decides
-		{KafkaStorageError, true},
-		{FencedLeaderEpoch, true},
-		{UnknownLeaderEpoch, true},
-		{RequestTimedOut, false},
-		{ReplicaNotAvailable, true},
-		{UnknownTopicOrPartition, true},
-		{TopicAuthorizationFailed, false},
-		{fmt.Errorf("fetching: %w", NotLeaderForPartition), true},
-		{makeError(int16(FencedLeaderEpoch), "epoch 4 < 5"), true},
-		{io.EOF, false},
-		{io.ErrUnexpectedEOF, false},
-		{&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, false},
-		{context.DeadlineExceeded, false},
-		{errors.New("some transport failure"), false},
+		{OffsetOutOfRange, false, false}, // never a reset: the leader decides
+		{ReplicaNotAvailable, false, true},
+		{UnknownTopicOrPartition, false, true},
+		{TopicAuthorizationFailed, false, false},
+		{&protocol.RecordBatchError{Offset: 7, Err: errors.New("crc mismatch")}, false, false},
+		{KafkaStorageError, true, true},
+		{RequestTimedOut, true, false},
+		{io.EOF, true, false},
+		{io.ErrUnexpectedEOF, true, false},
+		{&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, true, false},
+		{context.DeadlineExceeded, true, false},
+		{errors.New("some transport failure"), true, false},
 	}
 	for _, fe := range followerErrors {
+		fe := fe
 		cases = append(cases, rsCase{
 			name: "follower error " + fe.err.Error(), setup: pin2, ev: evErr(time.Second, 2, fe.err),
 			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed, RefreshMetadata: fe.refresh},
 			check: func(t *testing.T, s *replicaSelector) {
-				if !s.cooldown.cooling(2, rsT0.Add(time.Second)) {
+				now := rsT0.Add(time.Second)
+				if !s.cooldown.cooling(2, rsTP, now) {
 					t.Error("the failed follower is not cooling")
+				}
+				if got := s.cooldown.cooling(2, rsOtherTP, now); got != fe.broker {
+					t.Errorf("cooling for the broker's other partitions: %v, want %v", got, fe.broker)
 				}
 			},
 		})
@@ -493,7 +577,7 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 			name: "leader error " + err.Error(), ev: evErr(0, 1, err),
 			want: routeDecision{Broker: 1, Reason: reasonLeaderError, RefreshMetadata: true, Backoff: 100 * time.Millisecond},
 			check: func(t *testing.T, s *replicaSelector) {
-				if s.cooldown.cooling(1, rsT0) {
+				if s.cooldown.cooling(1, rsTP, rsT0) {
 					t.Error("the leader was put in cooldown")
 				}
 			},
@@ -532,7 +616,7 @@ func TestReplicaSelectorDefaults(t *testing.T) {
 	// A nil cache gets one of its own.
 	s := newReplicaSelector(routingConfig{Rack: "b"}, nil, rsDefault, rsT0)
 	s.next(evNamed(0, 1, 2))
-	if d := s.next(evDial(time.Second, 2)); d.Broker != 1 || !s.cooldown.cooling(2, rsT0.Add(time.Second)) {
+	if d := s.next(evDial(time.Second, 2)); d.Broker != 1 || !s.cooldown.cooling(2, rsTP, rsT0.Add(time.Second)) {
 		t.Errorf("with a nil cache: %+v", d)
 	}
 }
@@ -561,55 +645,55 @@ func TestReplicaSelectorClockNeverRewinds(t *testing.T) {
 
 // Live-lock (a), lesson 4: the leader keeps naming a follower that cannot
 // be reached. Without the negative cache the reader loops leader →
-// follower → dial failure → leader forever.
+// follower → dial failure → leader forever; with it, the follower is tried
+// once per cooldown, each cooldown twice as long as the one before.
 func TestRouteLivelockLeaderReadvertisesDeadFollower(t *testing.T) {
 	c := newCooldownCache()
-	s := newReplicaSelector(routingConfig{Rack: "b"}, c, rsDefault, rsT0)
+	s := newReplicaSelector(routingConfig{Rack: "b", MaxSwitchesPerMinute: 100}, c, rsDefault, rsT0)
 	if d := s.next(evNamed(0, 1, 2)); d.Broker != 2 || !d.Changed {
 		t.Fatalf("first naming: %+v", d)
 	}
-	failedAt := time.Second
-	if d := s.next(evDial(failedAt, 2)); d != (routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed}) {
-		t.Fatalf("dial failure: %+v", d)
-	}
-	wantBackoff := []time.Duration{50, 100, 200, 400, 800}
-	for i := 0; i < 100; i++ {
-		at := failedAt + time.Duration(i+1)*100*time.Millisecond
-		d := s.next(evNamed(at, 1, 2))
-		want := routeDecision{Broker: 1, Reason: reasonCoolingDown, Backoff: time.Second, OmitRack: true}
-		if i < len(wantBackoff) {
-			want.Backoff = wantBackoff[i] * time.Millisecond
+	at := time.Second
+	tries := 0
+	for cool := cooldownMin; cool <= 64*time.Second; cool *= 2 {
+		tries++
+		if d := s.next(evDial(at, 2)); d != (routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed}) {
+			t.Fatalf("dial failure %d: %+v", tries, d)
 		}
-		if d != want {
-			t.Fatalf("naming %d at +%v while cooling:\n got  %+v\n want %+v", i+1, at, d, want)
+		end := at + cool
+		wantBackoff := []time.Duration{50, 100, 200, 400, 800}
+		for i, n := 0, at+100*time.Millisecond; n < end; i, n = i+1, n+100*time.Millisecond {
+			d := s.next(evNamed(n, 1, 2))
+			want := routeDecision{Broker: 1, Reason: reasonCoolingDown, Backoff: time.Second, OmitRack: true}
+			if i < len(wantBackoff) {
+				want.Backoff = wantBackoff[i] * time.Millisecond
+			}
+			if d != want {
+				t.Fatalf("naming %d at +%v while cooling until +%v:\n got  %+v\n want %+v", i+1, n, end, d, want)
+			}
 		}
-	}
-	// The fetcher omits the rack meanwhile: the leader names nobody and
-	// serves the records; routing stays put until the cooldown ends.
-	for at := 20 * time.Second; at < failedAt+5*time.Minute; at += 10 * time.Second {
-		if d := s.next(evFetch(at, 1, -1)); d != (routeDecision{Broker: 1, OmitRack: true}) {
-			t.Fatalf("leader serving at +%v: %+v", at, d)
+		// The fetcher omits the rack meanwhile: the leader names nobody
+		// and serves the records; routing stays put.
+		if d := s.next(evFetch(end-time.Nanosecond, 1, -1)); d != (routeDecision{Broker: 1, OmitRack: true}) {
+			t.Fatalf("leader serving before +%v: %+v", end, d)
 		}
+		if d := s.next(evFetch(end, 1, -1)); d != (routeDecision{Broker: 1}) {
+			t.Fatalf("at the end of the cooldown the rack is sent again: %+v", d)
+		}
+		if d := s.next(evNamed(end, 1, 2)); d != (routeDecision{Broker: 2, Changed: true, Reason: reasonPreferred}) {
+			t.Fatalf("after the cooldown the follower is tried again: %+v", d)
+		}
+		at = end + 100*time.Millisecond
 	}
-	end := failedAt + 5*time.Minute
-	if d := s.next(evNamed(end-time.Nanosecond, 1, 2)); d.Broker != 1 || d.Changed {
-		t.Fatalf("just before the cooldown ends: %+v", d)
-	}
-	if d := s.next(evFetch(end, 1, -1)); d != (routeDecision{Broker: 1}) {
-		t.Fatalf("at the end of the cooldown the rack is sent again: %+v", d)
-	}
-	if d := s.next(evNamed(end, 1, 2)); d != (routeDecision{Broker: 2, Changed: true, Reason: reasonPreferred}) {
-		t.Fatalf("after the cooldown the follower is tried again: %+v", d)
-	}
-	// It fails again: back to the leader, cooling again.
-	if d := s.next(evErr(end+time.Second, 2, io.EOF)); d.Broker != 1 || !d.Changed || !c.cooling(2, rsT0.Add(end+time.Second)) {
-		t.Fatalf("second failure: %+v", d)
+	if tries != 6 {
+		t.Fatalf("%d tries in the first two minutes, want 6 (2+4+...+64 s)", tries)
 	}
 }
 
 // Live-lock (b), lesson 5: a follower refuses ListOffsets and
-// OffsetForLeaderEpoch. Offsets are resolved at the leader only: every
-// decision asking for offset work names the leader, never a follower.
+// OffsetForLeaderEpoch. Offsets are resolved at the leader only: position
+// checks (ValidateOffset) and resets never reach a follower, whether the
+// fetches stay on it (still in the ISR) or go back to the leader.
 func TestRouteLivelockFollowerRefusesListOffsets(t *testing.T) {
 	steps := []struct {
 		name   string
@@ -618,17 +702,17 @@ func TestRouteLivelockFollowerRefusesListOffsets(t *testing.T) {
 		want   routeDecision
 	}{
 		{"leader changes while pinned", []routeEvent{evMeta(time.Second, rsPart(3, 6, 1, 2, 3))}, 3,
-			routeDecision{Broker: 3, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
+			routeDecision{Broker: 2, Reason: reasonLeaderChanged, ValidateOffset: true}},
 		{"leader epoch bumps while pinned", []routeEvent{evMeta(time.Second, rsPart(1, 6, 1, 2, 3))}, 1,
-			routeDecision{Broker: 1, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
+			routeDecision{Broker: 2, Reason: reasonLeaderChanged, ValidateOffset: true}},
 		{"follower offset out of range", []routeEvent{evErr(time.Second, 2, OffsetOutOfRange)}, 1,
 			routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed}},
 		{"follower fenced, then the epoch moves", []routeEvent{evErr(time.Second, 2, FencedLeaderEpoch), evMeta(2*time.Second, rsPart(1, 6, 1, 2, 3))}, 1,
-			routeDecision{Broker: 1, Reason: reasonLeaderChanged, ValidateOffset: true}},
+			routeDecision{Broker: 2, Reason: reasonLeaderChanged, ValidateOffset: true}},
 		{"follower unknown epoch, then a new leader", []routeEvent{evErr(time.Second, 2, UnknownLeaderEpoch), evMeta(2*time.Second, rsPart(3, 6, 1, 2, 3))}, 3,
-			routeDecision{Broker: 3, Changed: true, Reason: reasonLeaderChanged, ValidateOffset: true}},
-		{"follower not leader or follower", []routeEvent{evErr(time.Second, 2, NotLeaderOrFollower)}, 1,
-			routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed, RefreshMetadata: true}},
+			routeDecision{Broker: 2, Reason: reasonLeaderChanged, ValidateOffset: true}},
+		{"follower not leader or follower, then the same metadata", []routeEvent{evErr(time.Second, 2, NotLeaderOrFollower), evMeta(2*time.Second, rsDefault)}, 1,
+			routeDecision{Broker: 2}},
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
@@ -637,11 +721,8 @@ func TestRouteLivelockFollowerRefusesListOffsets(t *testing.T) {
 			var d routeDecision
 			for _, ev := range st.events {
 				d = s.next(ev)
-				if d.ValidateOffset && d.Broker != s.leader {
-					t.Fatalf("offset validation sent to broker %d, leader %d", d.Broker, s.leader)
-				}
-				if d.Broker == 2 && st.leader != 2 {
-					t.Fatalf("offset-sensitive event left reads on the follower: %+v", d)
+				if d.Broker == 2 && !s.inSync(2) {
+					t.Fatalf("reads on a follower out of the ISR: %+v", d)
 				}
 			}
 			if d != st.want {
@@ -745,11 +826,17 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 	// The model: the latest accepted metadata and the cooldowns, kept
 	// independently of the selector.
 	mPart := rsPart(1, 5, 1, 2, 3)
-	mUntil := map[int]time.Time{}
+	// mFail: a follower's latest failure; mSeenOut: accepted metadata
+	// showed it out of the ISR since (the only way its cooldown may end
+	// before the first step, min(cooldownMin, Cooldown)); mStale: the
+	// stale-client errors of the follower read, in a row.
+	mFail := map[int]time.Time{}
+	mSeenOut := map[int]bool{}
+	mStale := 0
+	minCool := min(cooldownMin, eff.Cooldown)
 	cool := func(b int, now time.Time) {
-		if end := now.Add(eff.Cooldown); end.After(mUntil[b]) {
-			mUntil[b] = end
-		}
+		mFail[b] = now
+		mSeenOut[b] = false
 	}
 	fit := func(b int) bool {
 		inISR, host := false, false
@@ -781,6 +868,7 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 	// leader's next answer: naming it again is a renewal, off the budget.
 	mRenew := -1
 
+	var trace []string
 	for i := 0; i < steps; i++ {
 		switch r := rng.Intn(100); {
 		case r < 60:
@@ -822,9 +910,13 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 			}
 		case r < 11: // another partition's follower fails
 			b := 1 + rng.Intn(nBrokers)
-			other.next(evMeta(0, mPart))
-			c.fail(b, now, eff.Cooldown)
-			cool(b, now)
+			other.next(evMeta(now.Sub(rsT0), mPart))
+			// A broker already cooling down for every partition is not
+			// cooled again (the same failure seen by many partitions).
+			if !c.cooling(b, topicPartition{"another topic", 0}, now) {
+				cool(b, now)
+			}
+			c.fail(b, wholeBroker, now, eff.Cooldown)
 			ev.Kind = eventTick
 		case r < 15:
 			ev.Kind = eventTick
@@ -853,11 +945,23 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 
 		// Fold the event into the model.
 		failure := (ev.Kind == eventDialFailed || ev.Kind == eventFetchError) && !errors.Is(ev.Err, context.Canceled)
-		if failure && ev.Broker != leader {
+		if failure && ev.Broker == prev && prev != leader && routeFailureScope(ev) == failStaleClient {
+			mStale++
+			failure = mStale > routeMaxStaleErrors // with fresh metadata, still: a failure
+		}
+		if ev.Kind == eventFetched && ev.Broker == prev {
+			mStale = 0
+		}
+		if failure && ev.Broker == prev && prev != leader {
 			cool(ev.Broker, now)
 		}
 		if ev.Kind == eventMetadata && ev.Partition.Leader.ID >= 0 && ev.Partition.LeaderEpoch >= mPart.LeaderEpoch {
 			mPart = ev.Partition
+			for b := range mFail {
+				if !fit(b) {
+					mSeenOut[b] = true
+				}
+			}
 		}
 		newLeader := mPart.Leader.ID
 		leaderAnswer := ev.Kind == eventFetched && ev.Broker == leader
@@ -867,7 +971,14 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 		}
 
 		d := s.next(ev)
+		if os.Getenv("RS_TRACE") != "" {
+			trace = append(trace, fmt.Sprintf("+%v ev %d b%d pref %d err %v part L%d e%d isr %v -> %+v", now.Sub(rsT0), ev.Kind, ev.Broker, ev.Preferred, ev.Err, ev.Partition.Leader.ID, ev.Partition.LeaderEpoch, ev.Partition.Isr, d))
+			if len(trace) > 30 {
+				trace = trace[1:]
+			}
+		}
 		if d.Changed {
+			mStale = 0
 			mRenew = -1
 			if d.Reason == reasonTTL {
 				mRenew = prev
@@ -875,6 +986,11 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 		}
 		fail := func(format string, args ...interface{}) {
 			t.Helper()
+			if os.Getenv("RS_TRACE") != "" {
+				for _, l := range trace {
+					t.Log(l)
+				}
+			}
 			t.Fatalf("step %d (+%v) event %+v after %d:\n decision %+v\n %s", i, now.Sub(rsT0), ev, prev, d, fmt.Sprintf(format, args...))
 		}
 		if d.Broker != s.current() {
@@ -892,9 +1008,6 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 		if d.Backoff < 0 || d.Backoff > maxBackoff {
 			fail("backoff out of [0, %v]", maxBackoff)
 		}
-		if d.ValidateOffset && d.Broker != newLeader {
-			fail("offset validation away from the leader")
-		}
 		if d.OmitRack && d.Broker != newLeader {
 			fail("OmitRack on a follower fetch")
 		}
@@ -908,8 +1021,10 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 				fail("follower read without a rack")
 			case !fit(b):
 				fail("routed to %d, not an in-sync replica with a host in %+v", b, mPart)
-			case now.Before(mUntil[b]):
-				fail("routed to %d cooling until +%v", b, mUntil[b].Sub(rsT0))
+			case now.Before(mFail[b].Add(minCool)) && !mSeenOut[b]:
+				fail("routed to %d, failed at +%v, before its first cooldown ended", b, mFail[b].Sub(rsT0))
+			case c.cooling(b, rsTP, now):
+				fail("routed to %d while the cache has it cooling", b)
 			}
 			if d.Changed || (ev.Kind == eventFetched && ev.Broker == newLeader && ev.Preferred == b) {
 				pinStart = now
