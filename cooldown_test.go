@@ -55,7 +55,7 @@ func TestCooldownGrowsOnRepeatedFailure(t *testing.T) {
 func TestCooldownGrowthForgotten(t *testing.T) {
 	c := newCooldownCache()
 	limit := time.Minute
-	c.fail(1, wholeBroker, cdT0, limit) // until +2 s
+	c.fail(1, wholeBroker, cdT0, limit)                                                  // until +2 s
 	require.Equal(t, 4*time.Second, c.fail(1, wholeBroker, cdAt(10*time.Second), limit)) // until +14 s
 	require.Equal(t, cooldownMin, c.fail(1, wholeBroker, cdAt(14*time.Second+limit), limit))
 }
