@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rackfetch/kafka-go/protocol"
@@ -14,24 +16,79 @@ import (
 
 // cluster is the shared view of a Kafka cluster used by Reader, Writer and
 // ConsumerGroup: bootstrap addresses, a metadata cache, and one control
-// connection per broker (metadata, offsets, commits; fetches and produces of
-// the data path use connections of their own so a long poll never blocks a
-// commit).
+// connection per broker (metadata, offsets, coordinator lookups; fetches and
+// produces of the data path use connections of their own so a long poll
+// never blocks a commit).
 //
-// Metadata is monotonic per partition: an answer carrying an older leader
-// epoch than one already seen (a lagging broker) does not replace it.
+// Control requests run under a deadline of their own (controlTimeout, the
+// dial, ApiVersions and SASL exchange included), whatever the caller's
+// context: a Reader's fetchers call with contexts that never expire, and a
+// frozen broker (SIGSTOP, a long pause) accepts TCP connections and never
+// answers. A broker that lets the deadline pass, or that cannot be reached,
+// is remembered as unresponsive for a while and tried last; a request any
+// broker can answer moves on to the next broker at once (withControl),
+// while a request only the leader can answer fails with RequestTimedOut so
+// that the caller re-reads metadata and retries (atLeader).
+//
+// Metadata is monotonic per topic incarnation (see merge).
 type cluster struct {
 	dialer    *Dialer
 	bootstrap []string
+	timeout   time.Duration // of one control request, see controlTimeout
 
-	mu         sync.Mutex
-	brokers    map[int]Broker
-	partitions map[topicPartition]Partition
-	topics     map[string][]int // partition ids per topic, sorted
-	conns      map[int]*Conn    // control connections by broker id
-	boot       *Conn            // control connection to a bootstrap address
-	refreshed  time.Time
-	closed     bool
+	mu           sync.Mutex
+	brokers      map[int]Broker
+	partitions   map[topicPartition]Partition
+	topics       map[string][]int // partition ids per topic, sorted
+	incarnations map[string]topicIncarnation
+	retired      map[[16]byte]bool // topic IDs of deleted incarnations
+	conns        map[int]*Conn     // control connections by broker id
+	boot         *Conn             // control connection to a bootstrap address
+	bootAddr     string
+	unresponsive map[string]stall // by address
+	refreshed    time.Time
+	closed       bool
+}
+
+// topicIncarnation is the topic ID a topic's cached partitions belong to
+// (zero when no answer carried one: Metadata before v10), and how many
+// different IDs the cache has seen for the topic's name.
+type topicIncarnation struct {
+	id         [16]byte
+	generation int
+}
+
+// stall records a broker that did not answer a control request in time or
+// could not be reached: it is tried last until until; period doubles when
+// it fails again soon after, so a broker frozen for long costs one
+// deadline per period, not one per request.
+type stall struct {
+	until  time.Time
+	period time.Duration
+}
+
+const (
+	defaultControlTimeout = 3 * time.Second
+	minControlTimeout     = time.Second
+	unresponsivePeriod    = 10 * time.Second
+	maxUnresponsivePeriod = time.Minute
+)
+
+// controlTimeout is the deadline of one control request, dial included:
+// a quarter of Dialer.Timeout, at least 1s (or Timeout itself when smaller)
+// and at most 3s; 3s when Timeout is zero. Brokers answer these requests at
+// once (none waits for data), so a broker silent for seconds is stalled,
+// while the faults routed around (a frozen broker, a dead one until its
+// leadership moves) last longer than that.
+func controlTimeout(d *Dialer) time.Duration {
+	if d == nil || d.Timeout <= 0 {
+		return defaultControlTimeout
+	}
+	t := d.Timeout / 4
+	if floor := min(d.Timeout, minControlTimeout); t < floor {
+		t = floor
+	}
+	return min(t, defaultControlTimeout)
 }
 
 type topicPartition struct {
@@ -48,22 +105,26 @@ func newCluster(dialer *Dialer, bootstrap []string) *cluster {
 		dialer = DefaultDialer
 	}
 	return &cluster{
-		dialer:     dialer,
-		bootstrap:  bootstrap,
-		brokers:    map[int]Broker{},
-		partitions: map[topicPartition]Partition{},
-		topics:     map[string][]int{},
-		conns:      map[int]*Conn{},
+		dialer:       dialer,
+		bootstrap:    bootstrap,
+		timeout:      controlTimeout(dialer),
+		brokers:      map[int]Broker{},
+		partitions:   map[topicPartition]Partition{},
+		topics:       map[string][]int{},
+		incarnations: map[string]topicIncarnation{},
+		retired:      map[[16]byte]bool{},
+		conns:        map[int]*Conn{},
+		unresponsive: map[string]stall{},
 	}
 }
 
-// refresh reads metadata for topics (all topics when none are given) from
-// any reachable broker and merges it into the cache.
+// refresh reads metadata for topics (brokers only when none are given)
+// from a responsive broker and merges it into the cache.
 func (cl *cluster) refresh(ctx context.Context, topics ...string) error {
 	if topics == nil {
 		topics = []string{} // brokers only; callers name the topics they need
 	}
-	err := cl.withControl(ctx, func(c *Conn) error {
+	err := cl.withControlCtx(ctx, func(ctx context.Context, c *Conn) error {
 		md, err := c.metadata(ctx, topics)
 		if err == nil {
 			cl.merge(md.Brokers, md.Topics)
@@ -76,98 +137,282 @@ func (cl *cluster) refresh(ctx context.Context, topics ...string) error {
 	return nil
 }
 
-// withControl runs fn on a control connection to any broker. Control
-// connections are shared, and a request abandoned by another caller's
-// cancelled context closes the connection under everyone using it; so a
-// failure of the connection itself (not a Kafka error, not this caller's
-// context) drops it and fn runs again on a fresh one, a few times.
+// withControl runs fn, a request any broker can answer, on a control
+// connection: see withControlCtx. fn may use a context of its own; the
+// connection is closed under it when the control deadline passes.
 func (cl *cluster) withControl(ctx context.Context, fn func(*Conn) error) error {
-	var lastErr error
-	for round := 0; round < 4; round++ {
-		cands := cl.controlCandidates(ctx)
-		if len(cands) == 0 {
-			break
-		}
-		c := cands[0]
-		err := fn(c)
-		if err == nil {
-			return nil
-		}
-		lastErr = err
-		var kerr Error
-		var uv *protocol.UnsupportedVersionError
-		if ctx.Err() != nil || errors.As(err, &kerr) || errors.As(err, &uv) {
-			return err // not the connection's fault: another one would not help
-		}
-		cl.dropConn(c)
-	}
-	if lastErr == nil {
-		if lastErr = ctx.Err(); lastErr == nil {
-			lastErr = fmt.Errorf("no broker reachable among %v", cl.bootstrap)
-		}
-	}
-	return lastErr
+	return cl.withControlCtx(ctx, func(_ context.Context, c *Conn) error { return fn(c) })
 }
 
-// controlCandidates returns connections to try for a metadata request: the
-// known brokers' control connections first, then a bootstrap address.
+// withControlCtx runs fn on the control connection of one broker after
+// another, responsive ones first (controlTargets), each attempt under the
+// control deadline (the context fn gets), until one answers. Kafka errors,
+// an unsupported version and the caller's own context end it at once: no
+// other broker would do better. Connection failures and stalls move on to
+// the next broker; a connection closed under this caller (a shared
+// connection another caller's cancelled request broke) does too, without
+// blaming the broker.
+func (cl *cluster) withControlCtx(ctx context.Context, fn func(context.Context, *Conn) error) error {
+	targets := cl.controlTargets()
+	if len(targets) == 0 {
+		return errors.New("no broker address configured")
+	}
+	var lastErr error
+	for i := 0; i <= len(targets); i++ {
+		err, moveOn := cl.attempt(ctx, targets[i%len(targets)], fn)
+		if err == nil || !moveOn {
+			return err
+		}
+		lastErr = err
+	}
+	return fmt.Errorf("no broker answered among %d tried: %w", len(targets), lastErr)
+}
+
+// controlCandidates returns the control connection of the first broker in
+// controlTargets order that can be reached within the control deadline,
+// for callers that send on it themselves (withControl is preferred: it
+// moves on when the broker stalls).
 func (cl *cluster) controlCandidates(ctx context.Context) []*Conn {
+	for _, t := range cl.controlTargets() {
+		var c *Conn
+		err, moveOn := cl.attempt(ctx, t, func(_ context.Context, x *Conn) error { c = x; return nil })
+		if err == nil {
+			return []*Conn{c}
+		}
+		if !moveOn {
+			break
+		}
+	}
+	return nil
+}
+
+// controlTarget is a known broker (id >= 0) or a bootstrap address (id -1).
+type controlTarget struct {
+	id   int
+	addr string
+}
+
+func (t controlTarget) String() string {
+	if t.id < 0 {
+		return t.addr
+	}
+	return fmt.Sprintf("%d at %s", t.id, t.addr)
+}
+
+// controlTargets orders the brokers a request any broker can answer is
+// tried on: known brokers with an open control connection, the other known
+// brokers, the bootstrap addresses, and last, whatever is remembered as
+// unresponsive (the one whose stall ends first, first). A frozen broker's
+// connection is not broken, so without the memory of its stall it would be
+// picked again and again.
+func (cl *cluster) controlTargets() []controlTarget {
+	now := time.Now()
 	cl.mu.Lock()
-	ids := make([]int, 0, len(cl.brokers))
-	for id := range cl.brokers {
-		ids = append(ids, id)
+	defer cl.mu.Unlock()
+	type ranked struct {
+		t     controlTarget
+		rank  int
+		until time.Time
 	}
-	cl.mu.Unlock()
-	var out []*Conn
-	for _, id := range ids {
-		if c, err := cl.conn(ctx, id); err == nil {
-			out = append(out, c)
-			break // one live broker is enough; others are tried on failure
+	var all []ranked
+	known := map[string]bool{}
+	for id, b := range cl.brokers {
+		t := controlTarget{id, hostPort(b)}
+		known[t.addr] = true
+		rank := 1
+		if c := cl.conns[id]; c != nil && !c.isBroken() {
+			rank = 0
+		}
+		all = append(all, ranked{t: t, rank: rank})
+	}
+	for _, addr := range cl.bootstrap {
+		if !known[addr] {
+			known[addr] = true
+			all = append(all, ranked{t: controlTarget{-1, addr}, rank: 2})
 		}
 	}
-	if len(out) == 0 {
-		if c, err := cl.bootConn(ctx); err == nil {
-			out = append(out, c)
+	for i := range all {
+		if s, ok := cl.unresponsive[all[i].t.addr]; ok && now.Before(s.until) {
+			all[i].rank, all[i].until = 3, s.until
 		}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		switch {
+		case a.rank != b.rank:
+			return a.rank < b.rank
+		case a.rank == 3 && !a.until.Equal(b.until):
+			return a.until.Before(b.until)
+		}
+		return a.t.id < b.t.id // bootstrap addresses (-1) keep their order
+	})
+	out := make([]controlTarget, len(all))
+	for i, r := range all {
+		out[i] = r.t
 	}
 	return out
 }
 
-// bootConn returns a connection to the first reachable bootstrap address.
-func (cl *cluster) bootConn(ctx context.Context) (*Conn, error) {
+func hostPort(b Broker) string { return net.JoinHostPort(b.Host, strconv.Itoa(b.Port)) }
+
+// attempt runs fn on the control connection to t, dialing it if needed,
+// under the control deadline. A deadline that passes closes the connection
+// (fn may wait on a context of its own) and marks t unresponsive. moveOn
+// reports a failure of the broker or the connection, after which another
+// broker may answer.
+func (cl *cluster) attempt(ctx context.Context, t controlTarget, fn func(context.Context, *Conn) error) (err error, moveOn bool) {
+	rctx, cancel := context.WithTimeout(ctx, cl.timeout)
+	defer cancel()
+	var c *Conn
+	if t.id >= 0 {
+		c, err = cl.conn(rctx, t.id)
+	} else {
+		c, err = cl.bootConn(rctx, t.addr)
+	}
+	var timedOut atomic.Bool
+	if err == nil {
+		conn := c
+		stop := context.AfterFunc(rctx, func() {
+			if ctx.Err() == nil {
+				timedOut.Store(true)
+				conn.Close() // interrupts fn, whatever context it waits on
+			}
+		})
+		err = fn(rctx, c)
+		stop()
+	}
+	switch {
+	case err == nil:
+		cl.markResponsive(t.addr)
+		return nil, false
+	case ctx.Err() != nil, errors.Is(err, errClusterClosed):
+		return err, false // the caller gave up or closed the client: nobody's fault
+	case timedOut.Load() || rctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || pastDeadline(rctx):
+		// (The socket deadline may fire a moment before rctx's timer.)
+		if c != nil {
+			cl.dropConn(c)
+		}
+		cl.markUnresponsive(t.addr)
+		return fmt.Errorf("%w: broker %s did not answer within %v (%v)", RequestTimedOut, t, cl.timeout, err), true
+	case c == nil:
+		var kerr Error
+		if errors.As(err, &kerr) && !errors.Is(err, RequestTimedOut) {
+			return err, false // e.g. SASL refused the credentials: the same everywhere
+		}
+		cl.markUnresponsive(t.addr)
+		return err, true
+	}
+	var kerr Error
+	var uv *protocol.UnsupportedVersionError
+	if (errors.As(err, &kerr) && !errors.Is(err, RequestTimedOut)) || errors.As(err, &uv) {
+		return err, false // the broker answered: another one would say the same
+	}
+	cl.dropConn(c)
+	if !closedUnderUs(err) {
+		cl.markUnresponsive(t.addr)
+	}
+	return err, true
+}
+
+func pastDeadline(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
+}
+
+// closedUnderUs reports failures of a shared connection that another
+// caller closed (its request was cancelled or timed out), which say
+// nothing about the broker.
+func closedUnderUs(err error) bool {
+	return errors.Is(err, errConnBroken) || errors.Is(err, net.ErrClosed) || errors.Is(err, RequestTimedOut)
+}
+
+// markUnresponsive remembers that the broker at addr stalled or could not
+// be reached.
+func (cl *cluster) markUnresponsive(addr string) {
+	now := time.Now()
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	s, ok := cl.unresponsive[addr]
+	switch {
+	case ok && now.Before(s.until):
+		return // already known: concurrent requests that stalled together
+	case ok && now.Before(s.until.Add(s.period)):
+		s.period = min(2*s.period, maxUnresponsivePeriod) // failed again soon after
+	default:
+		s.period = unresponsivePeriod
+	}
+	s.until = now.Add(s.period)
+	cl.unresponsive[addr] = s
+}
+
+// markResponsive forgets a stall of the broker at addr once it answers.
+func (cl *cluster) markResponsive(addr string) {
+	cl.mu.Lock()
+	delete(cl.unresponsive, addr)
+	cl.mu.Unlock()
+}
+
+// responsive reports whether the broker at addr is not remembered as
+// unresponsive.
+func (cl *cluster) responsive(addr string) bool {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	s, ok := cl.unresponsive[addr]
+	return !ok || !time.Now().Before(s.until)
+}
+
+// bootConn returns the control connection to the bootstrap address addr.
+// One bootstrap connection is kept, to the address that answered last.
+func (cl *cluster) bootConn(ctx context.Context, addr string) (*Conn, error) {
 	cl.mu.Lock()
 	if cl.closed {
 		cl.mu.Unlock()
 		return nil, errClusterClosed
 	}
-	if c := cl.boot; c != nil && !c.isBroken() {
+	if c := cl.boot; c != nil && cl.bootAddr == addr && !c.isBroken() {
 		cl.mu.Unlock()
 		return c, nil
 	}
 	cl.mu.Unlock()
-	var lastErr error
-	for _, addr := range cl.bootstrap {
-		c, err := cl.dialer.DialContext(ctx, "tcp", addr)
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		cl.mu.Lock()
-		if cl.boot != nil {
-			cl.boot.Close()
-		}
-		cl.boot = c
-		cl.mu.Unlock()
-		return c, nil
+	c, err := cl.dialer.connect(ctx, "tcp", addr, ConnConfig{Broker: -1})
+	if err != nil {
+		return nil, err
 	}
-	if lastErr == nil {
-		lastErr = errors.New("no bootstrap address configured")
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	if cl.closed {
+		c.Close()
+		return nil, errClusterClosed
 	}
-	return nil, lastErr
+	if cl.boot != nil {
+		cl.boot.Close()
+	}
+	cl.boot, cl.bootAddr = c, addr
+	return c, nil
 }
 
-// merge folds a metadata answer into the cache, keeping per partition the
-// entry with the newest leader epoch.
+// merge folds a metadata answer into the cache. Per topic, the cache
+// follows one incarnation, named by its topic ID (Metadata v10+):
+//
+//   - an answer naming a different ID than the cached one is a topic that
+//     was deleted and created again (its leader epochs restart at 0): it
+//     replaces the topic's cached partitions whatever their epochs, and the
+//     old ID is retired;
+//   - an answer naming a retired ID (a broker that has not yet learned of
+//     the deletion) is ignored;
+//   - within an incarnation (or without IDs), a partition's entry is only
+//     replaced by an answer of the same or a newer leader epoch: the
+//     cached epoch is a floor that never goes down. An answer without an
+//     epoch (-1: brokers before KIP-320) replaces only an entry without one
+//     either, since nothing says it is not older.
+//
+// A leaderless answer (leader -1) follows the same rule, at the same epoch
+// too: KRaft and ZooKeeper controllers bump the leader epoch when they take
+// leadership away, and a broker reports a partition leaderless at the
+// current epoch when that epoch's leader is no longer alive; either way it
+// is news the Reader must see (to stop fetching from a leader that is gone
+// and keep refreshing), not a stale answer. An older leaderless answer is
+// ignored like any older one.
 func (cl *cluster) merge(brokers []protocol.MetadataResponseBroker, topics []protocol.MetadataResponseTopic) {
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
@@ -180,18 +425,69 @@ func (cl *cluster) merge(brokers []protocol.MetadataResponseBroker, topics []pro
 		if t.ErrorCode != 0 {
 			continue
 		}
+		inc := cl.incarnations[t.Name]
+		fresh := false
+		if t.TopicID != ([16]byte{}) {
+			if cl.retired[t.TopicID] {
+				continue // an earlier incarnation, from a lagging broker
+			}
+			if t.TopicID != inc.id {
+				if inc.id != ([16]byte{}) {
+					cl.retired[inc.id] = true
+					fresh = true
+				}
+				inc = topicIncarnation{id: t.TopicID, generation: inc.generation + 1}
+				cl.incarnations[t.Name] = inc
+			}
+		}
+		if fresh {
+			for _, id := range cl.topics[t.Name] {
+				delete(cl.partitions, topicPartition{t.Name, id})
+			}
+			delete(cl.topics, t.Name)
+		}
+		seen := map[int]bool{}
 		ids := make([]int, 0, len(t.Partitions))
 		for _, p := range makePartitions(md, t) {
 			tp := topicPartition{p.Topic, p.ID}
-			if old, ok := cl.partitions[tp]; ok && old.LeaderEpoch > p.LeaderEpoch && p.LeaderEpoch >= 0 {
-				p = old // a stale answer: keep what newer metadata said
+			if old, ok := cl.partitions[tp]; !ok || newerOrSame(p, old) {
+				cl.partitions[tp] = p
 			}
-			cl.partitions[tp] = p
+			seen[p.ID] = true
 			ids = append(ids, p.ID)
 		}
+		// Partitions are only ever added to a topic: one missing from a
+		// lagging broker's answer is still there.
+		for _, id := range cl.topics[t.Name] {
+			if !seen[id] {
+				ids = append(ids, id)
+			}
+		}
+		sort.Ints(ids)
 		cl.topics[t.Name] = ids
 	}
 	cl.refreshed = time.Now()
+}
+
+// newerOrSame reports whether answer p may replace the cached entry old of
+// the same partition and topic incarnation (see merge).
+func newerOrSame(p, old Partition) bool {
+	if p.LeaderEpoch < 0 {
+		return old.LeaderEpoch < 0
+	}
+	return p.LeaderEpoch >= old.LeaderEpoch
+}
+
+// topicID returns the ID of the topic incarnation the cached partitions of
+// topic belong to, and its generation: 0 while no answer carried an ID,
+// then 1, and one more each time the topic was found deleted and created
+// again. A fetcher that sees the generation change knows its offsets
+// belong to a topic that no longer exists.
+func (cl *cluster) topicID(topic string) (id [16]byte, generation int) {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	inc := cl.incarnations[topic]
+	return inc.id, inc.generation
 }
 
 // partition returns the cached metadata of one partition.
@@ -225,7 +521,8 @@ func (cl *cluster) broker(id int) (Broker, bool) {
 	return b, ok
 }
 
-// conn returns the control connection to broker id, dialing it if needed.
+// conn returns the control connection to broker id, dialing it if needed
+// (ctx bounds the dial, ApiVersions and SASL exchange).
 func (cl *cluster) conn(ctx context.Context, id int) (*Conn, error) {
 	cl.mu.Lock()
 	if cl.closed {
@@ -241,7 +538,7 @@ func (cl *cluster) conn(ctx context.Context, id int) (*Conn, error) {
 	if !ok {
 		return nil, fmt.Errorf("broker %d is not in the cluster metadata", id)
 	}
-	c, err := cl.dialer.connect(ctx, "tcp", net.JoinHostPort(b.Host, strconv.Itoa(b.Port)), ConnConfig{Broker: b.ID, Rack: b.Rack})
+	c, err := cl.dialer.connect(ctx, "tcp", hostPort(b), ConnConfig{Broker: b.ID, Rack: b.Rack})
 	if err != nil {
 		return nil, err
 	}
@@ -252,6 +549,11 @@ func (cl *cluster) conn(ctx context.Context, id int) (*Conn, error) {
 		return nil, errClusterClosed
 	}
 	if old := cl.conns[id]; old != nil {
+		if !old.isBroken() {
+			// Another caller dialed meanwhile and may be using it.
+			c.Close()
+			return old, nil
+		}
 		old.Close()
 	}
 	cl.conns[id] = c
@@ -275,22 +577,60 @@ func (cl *cluster) dropConn(c *Conn) {
 }
 
 // leaderConn returns the control connection to a partition's leader,
-// refreshing metadata when the partition is unknown.
+// refreshing metadata when the partition is unknown. The dial is under
+// the control deadline.
 func (cl *cluster) leaderConn(ctx context.Context, topic string, partition int) (*Conn, Partition, error) {
+	p, err := cl.leader(ctx, topic, partition)
+	if err != nil {
+		return nil, p, err
+	}
+	dctx, cancel := context.WithTimeout(ctx, cl.timeout)
+	defer cancel()
+	c, err := cl.conn(dctx, p.Leader.ID)
+	if err != nil && ctx.Err() == nil {
+		cl.markUnresponsive(hostPort(p.Leader))
+	}
+	return c, p, err
+}
+
+// leader returns the cached metadata of a partition that has a leader,
+// refreshing metadata when the partition is unknown or leaderless.
+func (cl *cluster) leader(ctx context.Context, topic string, partition int) (Partition, error) {
 	p, ok := cl.partition(topic, partition)
 	if !ok || p.Leader.ID < 0 {
 		if err := cl.refresh(ctx, topic); err != nil {
-			return nil, Partition{}, err
+			return Partition{}, err
 		}
 		if p, ok = cl.partition(topic, partition); !ok {
-			return nil, Partition{}, fmt.Errorf("looking up %s/%d: %w", topic, partition, UnknownTopicOrPartition)
+			return Partition{}, fmt.Errorf("looking up %s/%d: %w", topic, partition, UnknownTopicOrPartition)
 		}
 	}
 	if p.Leader.ID < 0 {
-		return nil, p, fmt.Errorf("looking up the leader of %s/%d: %w", topic, partition, LeaderNotAvailable)
+		return p, fmt.Errorf("looking up the leader of %s/%d: %w", topic, partition, LeaderNotAvailable)
 	}
-	c, err := cl.conn(ctx, p.Leader.ID)
-	return c, p, err
+	if p.Leader.Host == "" {
+		if b, ok := cl.broker(p.Leader.ID); ok {
+			p.Leader = b
+		}
+	}
+	return p, nil
+}
+
+// atLeader runs fn, a request only the partition's leader can answer, on
+// the control connection to the leader under the control deadline (dial
+// included). It makes one attempt: a leader that does not answer in time
+// fails it with RequestTimedOut (and is remembered as unresponsive), so
+// that the caller re-reads metadata, which names the new leader once one
+// is elected, and retries.
+func (cl *cluster) atLeader(ctx context.Context, topic string, partition int, fn func(context.Context, *Conn, Partition) error) error {
+	p, err := cl.leader(ctx, topic, partition)
+	if err != nil {
+		return err
+	}
+	err, _ = cl.attempt(ctx, controlTarget{p.Leader.ID, hostPort(p.Leader)}, func(ctx context.Context, c *Conn) error {
+		return fn(ctx, c, p)
+	})
+	return err
 }
 
 // dialData opens a data-path connection to broker b bound to partition p.

@@ -44,8 +44,9 @@ func isConnError(err error) bool {
 }
 
 // atLeader runs do on the control connection to the partition's leader,
-// refreshing metadata and retrying while the error is retriable.
-func (r *Reader) atLeader(ctx context.Context, topic string, partition int, do func(*Conn, Partition) error) error {
+// refreshing metadata and retrying while the error is retriable. do must
+// use the context it is given, which carries the request's deadline.
+func (r *Reader) atLeader(ctx context.Context, topic string, partition int, do func(context.Context, *Conn, Partition) error) error {
 	var err error
 	for attempt := 0; attempt < leaderAttempts; attempt++ {
 		if attempt > 0 {
@@ -56,15 +57,10 @@ func (r *Reader) atLeader(ctx context.Context, topic string, partition int, do f
 				err = rerr
 			}
 		}
-		var conn *Conn
-		var p Partition
-		conn, p, err = r.cluster.leaderConn(ctx, topic, partition)
-		if err == nil {
-			err = do(conn, p)
-			if err != nil && isConnError(err) {
-				r.cluster.dropConn(conn)
-			}
-		}
+		// One attempt under the cluster's control deadline: a frozen
+		// leader fails it with RequestTimedOut, and the next attempt reads
+		// metadata again, which names the new leader once one is elected.
+		err = r.cluster.atLeader(ctx, topic, partition, do)
 		if err == nil || !retriableLeaderError(err) || ctx.Err() != nil {
 			return err
 		}
@@ -77,7 +73,7 @@ func (r *Reader) atLeader(ctx context.Context, topic string, partition int, do f
 // ReadCommitted, LastOffset is the last stable offset.
 func (r *Reader) listOffset(ctx context.Context, topic string, partition int, timestamp int64) (int64, error) {
 	var offset int64
-	err := r.atLeader(ctx, topic, partition, func(c *Conn, p Partition) error {
+	err := r.atLeader(ctx, topic, partition, func(ctx context.Context, c *Conn, p Partition) error {
 		req := &protocol.ListOffsetsRequest{
 			ReplicaID:      -1,
 			IsolationLevel: int8(r.config.IsolationLevel),
@@ -127,7 +123,7 @@ func (r *Reader) firstLastOffsets(ctx context.Context, topic string, partition i
 // offset, -1 when the leader knows no such epoch.
 func (r *Reader) epochEnd(ctx context.Context, topic string, partition int, epoch int32) (endEpoch int32, end int64, err error) {
 	end = -1
-	err = r.atLeader(ctx, topic, partition, func(c *Conn, p Partition) error {
+	err = r.atLeader(ctx, topic, partition, func(ctx context.Context, c *Conn, p Partition) error {
 		req := &protocol.OffsetForLeaderEpochRequest{
 			ReplicaID: -1,
 			Topics: []protocol.OffsetForLeaderEpochRequestTopic{{

@@ -1,0 +1,236 @@
+package kafka
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rackfetch/kafka-go/protocol"
+)
+
+// mdAnswer is one Metadata answer for topic "t": a topic ID (0: none) and,
+// per partition, leader and leader epoch.
+type mdAnswer struct {
+	id      byte
+	parts   []mdPart
+	comment string
+}
+
+type mdPart struct {
+	id, leader, epoch int32
+	isr               []int32
+}
+
+func (a mdAnswer) topics() []protocol.MetadataResponseTopic {
+	t := protocol.MetadataResponseTopic{Name: "t"}
+	if a.id != 0 {
+		t.TopicID[15] = a.id
+	}
+	for _, p := range a.parts {
+		isr := p.isr
+		if isr == nil && p.leader >= 0 {
+			isr = []int32{p.leader}
+		}
+		t.Partitions = append(t.Partitions, protocol.MetadataResponsePartition{
+			PartitionIndex: p.id, LeaderID: p.leader, LeaderEpoch: p.epoch,
+			ReplicaNodes: []int32{1, 2, 3}, IsrNodes: isr,
+		})
+	}
+	return []protocol.MetadataResponseTopic{t}
+}
+
+func testBrokers() []protocol.MetadataResponseBroker {
+	return []protocol.MetadataResponseBroker{
+		{NodeID: 1, Host: "h1", Port: 1}, {NodeID: 2, Host: "h2", Port: 2}, {NodeID: 3, Host: "h3", Port: 3},
+	}
+}
+
+func TestClusterMergeMonotonic(t *testing.T) {
+	type want struct {
+		leader, epoch int
+		isr           int // number of in-sync replicas
+		generation    int
+		partitions    int
+	}
+	tests := []struct {
+		name    string
+		answers []mdAnswer
+		want    want
+	}{
+		{
+			name: "epoch -1 after epoch 5 keeps the floor",
+			answers: []mdAnswer{
+				{id: 1, parts: []mdPart{{0, 1, 5, nil}}},
+				{id: 1, parts: []mdPart{{0, 2, -1, nil}}},
+			},
+			want: want{leader: 1, epoch: 5, isr: 1, generation: 1, partitions: 1},
+		},
+		{
+			name: "older answer after an epoch -1 answer is ignored",
+			answers: []mdAnswer{
+				{id: 1, parts: []mdPart{{0, 1, 5, nil}}},
+				{id: 1, parts: []mdPart{{0, 2, -1, nil}}},
+				{id: 1, parts: []mdPart{{0, 3, 4, nil}}},
+			},
+			want: want{leader: 1, epoch: 5, isr: 1, generation: 1, partitions: 1},
+		},
+		{
+			name: "newer epoch replaces",
+			answers: []mdAnswer{
+				{id: 1, parts: []mdPart{{0, 1, 5, nil}}},
+				{id: 1, parts: []mdPart{{0, 2, 6, nil}}},
+			},
+			want: want{leader: 2, epoch: 6, isr: 1, generation: 1, partitions: 1},
+		},
+		{
+			name: "same epoch replaces: an ISR change keeps the leader epoch",
+			answers: []mdAnswer{
+				{id: 1, parts: []mdPart{{0, 1, 5, []int32{1, 2, 3}}}},
+				{id: 1, parts: []mdPart{{0, 1, 5, []int32{1, 3}}}},
+			},
+			want: want{leader: 1, epoch: 5, isr: 2, generation: 1, partitions: 1},
+		},
+		{
+			name: "without epochs (pre-KIP-320 brokers) answers replace each other",
+			answers: []mdAnswer{
+				{parts: []mdPart{{0, 1, -1, nil}}},
+				{parts: []mdPart{{0, 2, -1, nil}}},
+			},
+			want: want{leader: 2, epoch: -1, isr: 1, generation: 0, partitions: 1},
+		},
+		{
+			name: "recreated topic: new ID at epoch 0 is accepted",
+			answers: []mdAnswer{
+				{id: 1, parts: []mdPart{{0, 1, 7, nil}, {1, 2, 9, nil}}},
+				{id: 2, parts: []mdPart{{0, 3, 0, nil}}},
+			},
+			want: want{leader: 3, epoch: 0, isr: 1, generation: 2, partitions: 1},
+		},
+		{
+			name: "old ID after the new one is ignored",
+			answers: []mdAnswer{
+				{id: 1, parts: []mdPart{{0, 1, 7, nil}}},
+				{id: 2, parts: []mdPart{{0, 3, 0, nil}}},
+				{id: 1, parts: []mdPart{{0, 1, 8, nil}, {1, 2, 9, nil}}},
+			},
+			want: want{leader: 3, epoch: 0, isr: 1, generation: 2, partitions: 1},
+		},
+		{
+			name: "answer without ID within an incarnation follows epochs",
+			answers: []mdAnswer{
+				{id: 1, parts: []mdPart{{0, 1, 7, nil}}},
+				{parts: []mdPart{{0, 2, 6, nil}}},
+			},
+			want: want{leader: 1, epoch: 7, isr: 1, generation: 1, partitions: 1},
+		},
+		{
+			name: "leaderless at a newer epoch replaces: the leader is gone",
+			answers: []mdAnswer{
+				{id: 1, parts: []mdPart{{0, 1, 5, nil}}},
+				{id: 1, parts: []mdPart{{0, -1, 6, []int32{}}}},
+			},
+			want: want{leader: -1, epoch: 6, isr: 0, generation: 1, partitions: 1},
+		},
+		{
+			name: "leaderless at the same epoch replaces: that epoch's leader died",
+			answers: []mdAnswer{
+				{id: 1, parts: []mdPart{{0, 1, 5, nil}}},
+				{id: 1, parts: []mdPart{{0, -1, 5, []int32{}}}},
+			},
+			want: want{leader: -1, epoch: 5, isr: 0, generation: 1, partitions: 1},
+		},
+		{
+			name: "leaderless at an older epoch is ignored",
+			answers: []mdAnswer{
+				{id: 1, parts: []mdPart{{0, 1, 5, nil}}},
+				{id: 1, parts: []mdPart{{0, -1, 4, []int32{}}}},
+			},
+			want: want{leader: 1, epoch: 5, isr: 1, generation: 1, partitions: 1},
+		},
+		{
+			name: "leaderless without epoch is ignored once an epoch is known",
+			answers: []mdAnswer{
+				{id: 1, parts: []mdPart{{0, 1, 5, nil}}},
+				{id: 1, parts: []mdPart{{0, -1, -1, []int32{}}}},
+			},
+			want: want{leader: 1, epoch: 5, isr: 1, generation: 1, partitions: 1},
+		},
+		{
+			name: "a new leader after a leaderless answer is accepted",
+			answers: []mdAnswer{
+				{id: 1, parts: []mdPart{{0, 1, 5, nil}}},
+				{id: 1, parts: []mdPart{{0, -1, 6, []int32{}}}},
+				{id: 1, parts: []mdPart{{0, 1, 5, nil}}}, // lagging broker
+				{id: 1, parts: []mdPart{{0, 2, 7, nil}}},
+			},
+			want: want{leader: 2, epoch: 7, isr: 1, generation: 1, partitions: 1},
+		},
+		{
+			name: "a lagging answer missing a new partition keeps it",
+			answers: []mdAnswer{
+				{id: 1, parts: []mdPart{{0, 1, 5, nil}, {1, 2, 3, nil}}},
+				{id: 1, parts: []mdPart{{0, 1, 5, nil}}},
+			},
+			want: want{leader: 1, epoch: 5, isr: 1, generation: 1, partitions: 2},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cl := newCluster(nil, nil)
+			for _, a := range tt.answers {
+				cl.merge(testBrokers(), a.topics())
+			}
+			p, ok := cl.partition("t", 0)
+			require.True(t, ok)
+			assert.Equal(t, tt.want.leader, p.Leader.ID, "leader")
+			assert.Equal(t, tt.want.epoch, p.LeaderEpoch, "leader epoch")
+			assert.Len(t, p.Isr, tt.want.isr, "isr")
+			_, gen := cl.topicID("t")
+			assert.Equal(t, tt.want.generation, gen, "topic ID generation")
+			ps, ok := cl.topicPartitions("t")
+			require.True(t, ok)
+			assert.Len(t, ps, tt.want.partitions, "partitions")
+			if tt.want.partitions == 1 {
+				_, ok := cl.partition("t", 1)
+				assert.False(t, ok, "a partition of a deleted incarnation is still cached")
+			}
+		})
+	}
+}
+
+func TestClusterTopicIDGenerations(t *testing.T) {
+	cl := newCluster(nil, nil)
+	id, gen := cl.topicID("t")
+	assert.Zero(t, id)
+	assert.Zero(t, gen)
+	cl.merge(testBrokers(), mdAnswer{id: 1, parts: []mdPart{{0, 1, 3, nil}}}.topics())
+	id1, gen := cl.topicID("t")
+	assert.Equal(t, byte(1), id1[15])
+	assert.Equal(t, 1, gen)
+	cl.merge(testBrokers(), mdAnswer{id: 2, parts: []mdPart{{0, 1, 0, nil}}}.topics())
+	cl.merge(testBrokers(), mdAnswer{id: 1, parts: []mdPart{{0, 1, 4, nil}}}.topics())
+	id2, gen := cl.topicID("t")
+	assert.Equal(t, byte(2), id2[15])
+	assert.Equal(t, 2, gen)
+	cl.merge(testBrokers(), mdAnswer{id: 3, parts: []mdPart{{0, 1, 0, nil}}}.topics())
+	_, gen = cl.topicID("t")
+	assert.Equal(t, 3, gen)
+}
+
+func TestControlTimeout(t *testing.T) {
+	for _, tt := range []struct {
+		dial time.Duration
+		want time.Duration
+	}{
+		{0, 3 * time.Second},
+		{10 * time.Second, 2500 * time.Millisecond},
+		{30 * time.Second, 3 * time.Second},
+		{2 * time.Second, time.Second},
+		{500 * time.Millisecond, 500 * time.Millisecond},
+	} {
+		assert.Equal(t, tt.want, controlTimeout(&Dialer{Timeout: tt.dial}), "Dialer.Timeout %v", tt.dial)
+	}
+	assert.Equal(t, defaultControlTimeout, controlTimeout(nil))
+}
