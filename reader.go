@@ -41,6 +41,7 @@ var (
 type Reader struct {
 	config   ReaderConfig
 	cluster  *cluster
+	meta     readerMetadata // reader_metadata.go
 	cooldown *cooldownCache
 	stats    *readerStats
 	queue    readerQueue
@@ -91,6 +92,13 @@ func NewReader(config ReaderConfig) *Reader {
 		cancel:   func() {},
 	}
 	r.queue.init(config.QueueCapacity)
+	if config.Rack != "" {
+		r.join.Add(1)
+		go func() {
+			defer r.join.Done()
+			r.metadataLoop(stctx)
+		}()
+	}
 	if r.useConsumerGroup() {
 		r.startGroup()
 	}

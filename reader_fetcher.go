@@ -2,6 +2,8 @@ package kafka
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"time"
@@ -36,9 +38,12 @@ type fetcher struct {
 	offset int64 // next offset to fetch; FirstOffset/LastOffset until resolved
 	epoch  int32 // leader epoch of the last record fetched (-1: none yet)
 
-	meta   Partition
-	router *replicaSelector
-	routed int // broker of the last decision, for log lines
+	// meta is the partition's metadata as the router accepted it (never
+	// an answer the router rejected: an older epoch, no leader).
+	meta     Partition
+	router   *replicaSelector
+	routed   int    // broker of the last decision, for log lines
+	metaSeen uint64 // the Reader's metadata version last handed to the router
 
 	conn       *Conn
 	connBroker int
@@ -49,6 +54,9 @@ type fetcher struct {
 	dec      batchDecoder
 	errs     int // consecutive failures, for the backoff
 	failures int // consecutive failures to reach the partition, for MaxAttempts
+	// unknownSince: when the partition's topic started being unknown to
+	// the brokers (zero: it is known), see failed.
+	unknownSince time.Time
 }
 
 func newFetcher(r *Reader, tp topicPartition, offset int64, gen int64) *fetcher {
@@ -90,7 +98,8 @@ func (f *fetcher) init(ctx context.Context) bool {
 
 func (f *fetcher) initOnce(ctx context.Context) error {
 	if f.router == nil {
-		if err := f.r.cluster.refresh(ctx, f.tp.topic); err != nil {
+		f.metaSeen = f.r.meta.version.Load()
+		if err := f.r.refreshMetadata(ctx, f.tp.topic); err != nil {
 			return err
 		}
 		p, ok := f.r.cluster.partition(f.tp.topic, f.tp.partition)
@@ -112,13 +121,59 @@ func (f *fetcher) initOnce(ctx context.Context) error {
 	return nil
 }
 
-// failed counts a failure to reach the partition. Every MaxAttempts
-// consecutive failures the error is returned to the application once (the
-// reader goes on trying). It reports false when the generation is over.
+// failed counts a failure to reach the partition. Failures a retry fixes
+// (a broker down or frozen, a leader election, the network) are only
+// logged and counted in the stats: the fetcher keeps retrying while a
+// leader or an in-sync replica may come back. Every MaxAttempts
+// consecutive failures, one that no retry fixes (authorization, a wrong
+// password or TLS setup, a topic that stays unknown) is returned to the
+// application once. It reports false when the generation is over.
 func (f *fetcher) failed(err error) bool {
 	f.failures++
-	if f.failures%f.r.config.MaxAttempts == 0 {
-		return f.r.queue.pushErr(f.gen, err)
+	if errors.Is(err, UnknownTopicOrPartition) {
+		if f.unknownSince.IsZero() {
+			f.unknownSince = f.now()
+		}
+	} else {
+		f.unknownSince = time.Time{}
+	}
+	if f.failures%f.r.config.MaxAttempts != 0 || f.retriable(err) {
+		return true
+	}
+	return f.r.queue.pushErr(f.gen, err)
+}
+
+// readerUnknownTopicGrace is how long a topic may stay unknown to the
+// brokers before the Reader says so: a topic just created takes a moment
+// to reach every broker; one deleted stays unknown.
+const readerUnknownTopicGrace = 10 * time.Second
+
+// retriable reports whether retrying may fix err (see failed).
+func (f *fetcher) retriable(err error) bool {
+	if errors.Is(err, UnknownTopicOrPartition) {
+		return f.now().Sub(f.unknownSince) < readerUnknownTopicGrace
+	}
+	return readerRetriable(err)
+}
+
+// readerRetriable reports whether err is a failure the Reader retries
+// without telling the application: Kafka's retriable errors, and the
+// network (refused, reset, timed out, closed) — but not a TLS or
+// certificate failure, which no retry fixes.
+func readerRetriable(err error) bool {
+	var kerr Error
+	if errors.As(err, &kerr) {
+		return kerr.Temporary()
+	}
+	var rbe *protocol.RecordBatchError
+	var certErr *tls.CertificateVerificationError
+	var hostErr x509.HostnameError
+	var authErr x509.UnknownAuthorityError
+	var recErr tls.RecordHeaderError
+	switch {
+	case errors.As(err, &rbe), errors.As(err, &certErr), errors.As(err, &hostErr),
+		errors.As(err, &authErr), errors.As(err, &recErr):
+		return false
 	}
 	return true
 }
@@ -155,8 +210,18 @@ func (f *fetcher) dial(ctx context.Context) error {
 	if !ok {
 		return fmt.Errorf("dialing broker %d for %s: %w", id, f.tp, BrokerNotAvailable)
 	}
+	// A broker that accepts TCP but never answers (a frozen process) must
+	// not hold the fetcher: a follower's dial and handshake are under the
+	// stall timeout (the leader is there to go back to), a leader's under
+	// the time a fetch of it may take.
+	limit := f.r.config.MaxWait + f.r.config.ReadBatchTimeout
+	if id != f.meta.Leader.ID {
+		limit = f.r.config.ReplicaStallTimeout
+	}
+	dctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
 	t0 := time.Now()
-	conn, err := f.r.cluster.dialData(ctx, b, f.meta)
+	conn, err := f.r.cluster.dialData(dctx, b, f.meta)
 	f.r.stats.dials.observe(1)
 	f.r.stats.dialTime.observeDuration(time.Since(t0))
 	if err != nil {
@@ -171,6 +236,16 @@ func (f *fetcher) dial(ctx context.Context) error {
 // must stop.
 func (f *fetcher) step(ctx context.Context) bool {
 	r := f.r
+	if v := r.meta.version.Load(); v != f.metaSeen {
+		// Someone refreshed metadata: the router hears of it between
+		// fetches.
+		f.metaSeen = v
+		if p, ok := r.cluster.partition(f.tp.topic, f.tp.partition); ok {
+			if !f.decide(ctx, routeEvent{Kind: eventMetadata, Broker: f.router.current(), Now: f.now(), Partition: p}, 0) {
+				return false
+			}
+		}
+	}
 	broker := f.router.current()
 	if err := f.dial(ctx); err != nil {
 		if ctx.Err() != nil {
@@ -263,7 +338,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 // the router pick the next broker.
 func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
 	r := f.r
-	fromLeader := broker == f.meta.Leader.ID
+	fromLeader := broker == f.router.partition().Leader.ID
 	var kerr Error
 	isKafka := errors.As(err, &kerr)
 	switch {
@@ -286,10 +361,11 @@ func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
 		r.stats.errors.observe(1)
 		r.errorf("the kafka reader got an error reading partition %d of %s at offset %d from broker %d: %v", f.tp.partition, f.tp.topic, f.offset, broker, err)
 		var rbe *protocol.RecordBatchError
-		if (isKafka && !kerr.Temporary()) || errors.As(err, &rbe) {
+		if (isKafka && !kerr.Temporary()) || (errors.As(err, &rbe) && fromLeader) {
 			// Not something retrying fixes by itself: the application
 			// must know (kafka-go returns Kafka errors too). The reader
-			// still retries after the backoff.
+			// still retries after the backoff. A follower's corrupt
+			// copy is not: the router reads the leader's instead.
 			if !r.queue.pushErr(f.gen, err) {
 				return false
 			}
@@ -309,6 +385,7 @@ func (f *fetcher) decide(ctx context.Context, ev routeEvent, wait time.Duration)
 	validate := false
 	// A decision may ask for metadata, whose arrival is one more event.
 	for i := 0; ; i++ {
+		f.accept()
 		f.applyRoute(d)
 		f.omitRack = d.OmitRack
 		validate = validate || d.ValidateOffset
@@ -316,19 +393,29 @@ func (f *fetcher) decide(ctx context.Context, ev routeEvent, wait time.Duration)
 		if !d.RefreshMetadata || i == 3 {
 			break
 		}
-		if err := f.refreshMetadata(ctx); err != nil {
+		p, err := f.refreshMetadata(ctx)
+		if err != nil {
 			if ctx.Err() != nil {
 				return false
 			}
 			f.r.errorf("kafka reader: partition %s: refreshing metadata: %v", f.tp, err)
 			break
 		}
-		d = f.router.next(routeEvent{Kind: eventMetadata, Broker: f.router.current(), Now: f.now(), Partition: f.meta})
+		d = f.router.next(routeEvent{Kind: eventMetadata, Broker: f.router.current(), Now: f.now(), Partition: p})
 	}
 	if validate && !f.validate(ctx) {
 		return false
 	}
 	return sleep(ctx, wait)
+}
+
+// accept takes the metadata the router accepted as the fetcher's own; the
+// open connection carries the leader epoch in its fetches from now on.
+func (f *fetcher) accept() {
+	f.meta = f.router.partition()
+	if f.conn != nil {
+		f.conn.leaderEpoch.Store(int32(f.meta.LeaderEpoch))
+	}
 }
 
 // applyRoute logs and counts a change of broker; the next step dials it.
@@ -353,19 +440,16 @@ func rackName(rack string) string {
 	return rack
 }
 
-// refreshMetadata reloads the partition's metadata. The open connection
-// keeps working with the new leader epoch (fetches carry it).
-func (f *fetcher) refreshMetadata(ctx context.Context) error {
-	if err := f.r.cluster.refresh(ctx, f.tp.topic); err != nil {
-		return err
+// refreshMetadata reloads the partition's metadata for the router, which
+// decides whether to accept it (an older epoch or no leader is not).
+func (f *fetcher) refreshMetadata(ctx context.Context) (Partition, error) {
+	if err := f.r.refreshMetadata(ctx, f.tp.topic); err != nil {
+		return Partition{}, err
 	}
+	f.metaSeen = f.r.meta.version.Load()
 	p, ok := f.r.cluster.partition(f.tp.topic, f.tp.partition)
 	if !ok {
-		return fmt.Errorf("looking up %s: %w", f.tp, UnknownTopicOrPartition)
+		return Partition{}, fmt.Errorf("looking up %s: %w", f.tp, UnknownTopicOrPartition)
 	}
-	f.meta = p
-	if f.conn != nil {
-		f.conn.leaderEpoch.Store(int32(p.LeaderEpoch))
-	}
-	return nil
+	return p, nil
 }

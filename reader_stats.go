@@ -122,6 +122,34 @@ func (s *readerStats) setRoute(tp topicPartition, broker int, rack string, leade
 	s.mu.Unlock()
 }
 
+// onFollower reports whether any partition reads from a broker other than
+// its leader now.
+func (s *readerStats) onFollower() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rs := range s.routing {
+		if rs.broker >= 0 && rs.leader >= 0 && rs.broker != rs.leader {
+			return true
+		}
+	}
+	return false
+}
+
+// topics returns the topics whose partitions are being read.
+func (s *readerStats) topics() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	seen := map[string]bool{}
+	for tp, rs := range s.routing {
+		if rs.broker >= 0 && !seen[tp.topic] {
+			seen[tp.topic] = true
+			out = append(out, tp.topic)
+		}
+	}
+	return out
+}
+
 // reroute counts one move of tp's reads.
 func (s *readerStats) reroute(tp topicPartition, reason routeReason) {
 	s.mu.Lock()
