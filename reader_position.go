@@ -49,10 +49,16 @@ func (f *fetcher) validate(ctx context.Context) bool {
 	return true
 }
 
-// resetOutOfRange applies the reset policy after the LEADER said the
-// position is out of range: return the error (OffsetOutOfRangeError, then
-// the partition stops), else move to StartOffset when below the first
-// offset, or to the end when past it.
+// resetOutOfRange handles the LEADER saying the position is out of range,
+// as kafka-go's Reader does. Past the last offset the position is kept: the
+// fetch is retried after the fetcher's backoff (ReadBackoffMin growing to
+// ReadBackoffMax) until the offset exists, as when SetOffset runs ahead of
+// the writes or a new topic's leader is still catching up. Moving back
+// would deliver what the application chose to skip. Below the first offset
+// (retention deleted it) the position moves to the first offset, or to the
+// last with StartOffset LastOffset. Both are reported through ErrorLogger.
+// With OffsetOutOfRangeError the error is returned instead and the
+// partition stops.
 func (f *fetcher) resetOutOfRange(ctx context.Context) bool {
 	r := f.r
 	first, last, err := r.firstLastOffsets(ctx, f.tp.topic, f.tp.partition)
@@ -72,13 +78,18 @@ func (f *fetcher) resetOutOfRange(ctx context.Context) bool {
 		r.queue.pushErr(f.gen, err)
 		return false
 	}
-	target := last
-	if f.offset < first && r.config.StartOffset != LastOffset {
-		target = first
+	if f.offset > last {
+		r.errorf("the kafka reader is reading past the last offset for partition %d of %s at offset %d (log end %d): waiting for the offset to exist",
+			f.tp.partition, f.tp.topic, f.offset, last)
+		return true
+	}
+	target := first
+	if r.config.StartOffset == LastOffset {
+		target = last
 	}
 	r.stats.errors.observe(1)
-	r.errorf("the kafka reader for partition %d of %s is at offset %d outside [%d, %d]: moving to offset %d (%d messages skipped)",
-		f.tp.partition, f.tp.topic, f.offset, first, last, target, max(0, target-f.offset))
+	r.errorf("the kafka reader is reading before the first offset for partition %d of %s (offset %d < first offset %d): moving to offset %d (%d messages skipped)",
+		f.tp.partition, f.tp.topic, f.offset, first, target, target-f.offset)
 	f.offset = target
 	return true
 }
