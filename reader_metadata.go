@@ -22,10 +22,11 @@ import (
 //   - while a replica cools down: the ISR says when it left and came back,
 //     which ends its cooldown (readerCoolingMetadataInterval).
 
-const (
+// Variables so that tests can shorten them.
+var (
 	readerPinnedMetadataInterval  = 30 * time.Second
 	readerCoolingMetadataInterval = 2 * time.Second
-	readerMetadataTick            = time.Second
+	readerMetadataTick            = 100 * time.Millisecond
 )
 
 // readerMetadata counts the Reader's metadata refreshes, so that fetchers

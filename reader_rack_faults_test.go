@@ -1,0 +1,141 @@
+package kafka
+
+// Fake-broker tests of the Reader through broker faults: what a leader
+// change does to a partition read from its rack's follower, transient
+// failures that must not reach the application, and a follower that
+// leaves the ISR while it still answers.
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rackfetch/kafka-go/protocol"
+	"github.com/rackfetch/kafka-go/testing/fakebroker"
+)
+
+// A leader change elsewhere fences the follower's fetches (the client's
+// epoch is old): the Reader refreshes metadata and keeps reading the same
+// follower with the new epoch — no cooldown, no cross-rack reads.
+func TestReaderRackLeaderMoveKeepsFollower(t *testing.T) {
+	c := rtRackCluster(t, true)
+	rtAppend(c, 0, 0, 8)
+	log := &rtLogger{}
+	r := rtRackReader(t, c, log)
+	rtExpect(t, r, 0, 8)
+	require.Equal(t, 2, r.Stats().Routing[0].Broker, "not on the rack-b follower before the leader move")
+
+	epoch := c.SetLeader("t", 0, 3)
+	rtAppend(c, 0, 8, 8)
+	rtExpect(t, r, 8, 8)
+
+	assert.Empty(t, log.find("follower failed"), "the follower was left after a leader move")
+	rt := r.Stats().Routing[0]
+	assert.Equal(t, 2, rt.Broker)
+	assert.Equal(t, 3, rt.Leader)
+	assert.Zero(t, c.Broker(3).FetchBytes(), "records read from the new leader in rack c")
+	assert.Zero(t, c.Broker(1).Requests(protocol.Fetch)-1, "the old leader fetched from again")
+	newEpoch := false
+	for _, rec := range c.Broker(2).Received(protocol.Fetch) {
+		for _, tp := range rec.Request.(*protocol.FetchRequest).Topics {
+			for _, p := range tp.Partitions {
+				newEpoch = newEpoch || p.CurrentLeaderEpoch == epoch
+			}
+		}
+	}
+	assert.True(t, newEpoch, "the follower never got a fetch with the new leader epoch %d", epoch)
+}
+
+// The leader goes away and another broker takes over: the dial failures
+// and the election are retried and logged; FetchMessage returns only
+// messages, in order.
+func TestReaderTransientFailuresNotReturned(t *testing.T) {
+	c := rtCluster(t, fakebroker.Config{Brokers: 3}, 1, 3)
+	rtAppend(c, 0, 0, 4)
+	errLog := &rtLogger{}
+	r := rtReader(t, c, func(cfg *ReaderConfig) {
+		cfg.Brokers = c.Addrs()
+		cfg.ErrorLogger = errLog
+		cfg.MaxAttempts = 1 // the old rule returned every failure
+	})
+	rtExpect(t, r, 0, 4)
+
+	c.Broker(1).Stop()
+	// Several failures, each enough for the old rule to return it.
+	require.Eventually(t, func() bool {
+		errLog.mu.Lock()
+		defer errLog.mu.Unlock()
+		return len(errLog.lines) >= 3
+	}, 10*time.Second, 10*time.Millisecond)
+	c.SetLeader("t", 0, 2)
+	rtAppend(c, 0, 4, 4)
+	rtExpect(t, r, 4, 4)
+	assert.NotEmpty(t, errLog.find("broker 1"), "the failures were not logged")
+}
+
+// A fatal error (authorization) still reaches the application.
+func TestReaderFatalErrorReturned(t *testing.T) {
+	c := rtCluster(t, fakebroker.Config{Brokers: 1}, 1, 1)
+	rtAppend(c, 0, 0, 4)
+	c.Broker(1).Script(protocol.Fetch, 1, fakebroker.Step{ErrorCode: int16(TopicAuthorizationFailed)})
+	r := rtReader(t, c, nil)
+	_, err := r.FetchMessage(rtCtx(t))
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, TopicAuthorizationFailed), "got %v", err)
+	rtExpect(t, r, 0, 4)
+}
+
+// A follower that left the ISR but still answers is left within one of
+// the Reader's own metadata refreshes: nothing in its answers says so.
+func TestReaderRackFollowerLeavesISRWhileAnswering(t *testing.T) {
+	defer func(d time.Duration) { readerPinnedMetadataInterval = d }(readerPinnedMetadataInterval)
+	readerPinnedMetadataInterval = 200 * time.Millisecond
+
+	c := rtRackCluster(t, true)
+	rtAppend(c, 0, 0, 4)
+	log := &rtLogger{}
+	r := rtRackReader(t, c, log)
+	rtExpect(t, r, 0, 4)
+	require.Equal(t, 2, r.Stats().Routing[0].Broker)
+
+	st := c.Partition("t", 0)
+	st.ISR = []int32{1, 3}
+	c.SetPartition("t", 0, st)
+	require.Eventually(t, func() bool { return r.Stats().Routing[0].Broker == 1 }, 10*time.Second, 20*time.Millisecond,
+		"still reading the follower out of the ISR")
+	assert.NotEmpty(t, log.find("broker 2 (rack b) → broker 1 (rack a), follower left the ISR"))
+	rtAppend(c, 0, 4, 4)
+	rtExpect(t, r, 4, 4)
+}
+
+// A follower that accepts connections but never answers ApiVersions (a
+// frozen process) is left after ReplicaStallTimeout, even with a Dialer
+// that has no timeout.
+func TestReaderRackFrozenFollowerDial(t *testing.T) {
+	c := rtRackCluster(t, true)
+	rtAppend(c, 0, 0, 4)
+	hold := make(chan struct{})
+	t.Cleanup(func() { close(hold) })
+	follower := c.Broker(2)
+	follower.Handle(protocol.ApiVersions, func(req protocol.Request, hdr protocol.RequestHeader) (protocol.Response, fakebroker.Action) {
+		return follower.Default(req, hdr), fakebroker.Action{Wait: hold}
+	})
+	log := &rtLogger{}
+	r := rtReader(t, c, func(cfg *ReaderConfig) {
+		cfg.Rack, cfg.MaxBytes, cfg.Logger = "b", 1, log
+		cfg.Dialer = &Dialer{ClientID: "reader-test"} // no Timeout
+		cfg.ReplicaStallTimeout = 300 * time.Millisecond
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i := 0; i < 4; i++ {
+		m, err := r.FetchMessage(ctx)
+		require.NoError(t, err)
+		require.EqualValues(t, i, m.Offset)
+	}
+	assert.NotEmpty(t, log.find("broker 2 (rack b) → broker 1 (rack a), follower failed"))
+}
