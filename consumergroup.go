@@ -425,6 +425,7 @@ func (g *Generation) CommitOffsets(offsets map[string]map[int]int64) error {
 		conn, err := cg.coordinator(ctx)
 		if err == nil {
 			err = g.commit(ctx, conn, offsets)
+			cg.coordinatorAnswered(conn, err)
 		}
 		cancel()
 		if err == nil {
@@ -553,7 +554,9 @@ func (g *Generation) heartbeatOnce() error {
 	if err != nil {
 		return err
 	}
-	if err = cg.heartbeat(ctx, conn, g); err == nil {
+	err = cg.heartbeat(ctx, conn, g)
+	cg.coordinatorAnswered(conn, err)
+	if err == nil {
 		g.heartbeatAnswered(sent)
 		return nil
 	}

@@ -54,9 +54,10 @@ func (cg *ConsumerGroup) coordinator(ctx context.Context) (*Conn, error) {
 
 // dialCoordinator asks a broker which one coordinates the group (key type
 // 0, a group) and connects to it. The question goes through the cluster's
-// control connections, each attempt under a deadline of its own: a broker
-// that does not answer in time (frozen, often the failed coordinator
-// itself) has its connection dropped and the next broker is asked.
+// control connections (withControlCtx): each attempt under the control
+// deadline, brokers that stalled tried last (a coordinator that stopped
+// answering is marked so, see coordinatorAnswered), the next broker asked
+// when one does not answer.
 func (cg *ConsumerGroup) dialCoordinator(ctx context.Context) (*Conn, error) {
 	req := &protocol.FindCoordinatorRequest{
 		CoordinatorKey:  cg.config.ID, // v1-3
@@ -64,9 +65,7 @@ func (cg *ConsumerGroup) dialCoordinator(ctx context.Context) (*Conn, error) {
 		CoordinatorKeys: []string{cg.config.ID}, // v4+
 	}
 	var b Broker
-	err := cg.cl.withControl(ctx, func(c *Conn) error {
-		rctx, cancel := context.WithTimeout(ctx, cg.lookupTimeout())
-		defer cancel()
+	err := cg.cl.withControlCtx(ctx, func(rctx context.Context, c *Conn) error {
 		resp, v, err := c.roundTrip(rctx, req, -1)
 		if err != nil {
 			return err
@@ -102,16 +101,14 @@ func (cg *ConsumerGroup) dialCoordinator(ctx context.Context) (*Conn, error) {
 	defer cancel()
 	conn, err := cg.cl.dialer.connect(rctx, "tcp", addr, ConnConfig{Broker: b.ID, Rack: b.Rack})
 	if err != nil {
+		var kerr Error
+		if !errors.As(err, &kerr) {
+			cg.cl.markUnresponsive(addr)
+		}
 		return nil, fmt.Errorf("connecting to coordinator %d at %s: %w", b.ID, addr, err)
 	}
 	cg.log("group %s: coordinator is broker %d at %s", cg.config.ID, b.ID, addr)
 	return conn, nil
-}
-
-// lookupTimeout bounds one FindCoordinator: half of Timeout, so that a
-// broker that does not answer leaves time to ask another one.
-func (cg *ConsumerGroup) lookupTimeout() time.Duration {
-	return cg.config.Timeout / 2
 }
 
 // dropCoordinator closes the coordinator connection so that the next use
@@ -133,6 +130,28 @@ func (cg *ConsumerGroup) dropCoordinatorConn(c *Conn) {
 		cg.closeCoordinatorLocked()
 	}
 	<-cg.coordMu
+}
+
+// coordinatorAnswered notes the outcome of a request to the coordinator
+// on c in the cluster's memory of unresponsive brokers: one that did not
+// answer (a timeout, a broken connection), most likely frozen, is asked
+// last at the next coordinator lookup (it may well keep naming itself),
+// and one that answered is trusted again.
+func (cg *ConsumerGroup) coordinatorAnswered(c *Conn, err error) {
+	if c == nil {
+		return
+	}
+	b, ok := cg.cl.broker(c.Broker().ID)
+	if !ok {
+		return
+	}
+	var kerr Error
+	switch {
+	case err == nil || errors.As(err, &kerr):
+		cg.cl.markResponsive(hostPort(b))
+	default:
+		cg.cl.markUnresponsive(hostPort(b))
+	}
 }
 
 func (cg *ConsumerGroup) closeCoordinatorLocked() {
