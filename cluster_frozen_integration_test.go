@@ -1,0 +1,180 @@
+package kafka
+
+// A frozen broker (SIGSTOP) holding the control connection, on the real
+// 3-rack cluster: metadata refreshes and ListOffsets still answer within
+// the control deadline, and Readers of partitions whose leader is up keep
+// delivering. Helpers (prefix rgi) are in reader_group_integration_test.go.
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	ktesting "github.com/rackfetch/kafka-go/testing"
+)
+
+func TestClusterIntegrationFrozenControlBroker(t *testing.T) {
+	c := rgiCluster(t)
+	// The cluster to this test alone from the start: the leaders and the
+	// control connections found below must still hold when the pause comes.
+	ktesting.LockCluster(t)
+	const partitions = 3
+	topic := rgiTopic(t, c, partitions)
+	leaders := rgiLeaders(t, c, topic, partitions)
+
+	// One producer per partition, so that a frozen leader only stalls its
+	// own partition's writes.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	t.Cleanup(func() { close(stop); wg.Wait() })
+	for part := 0; part < partitions; part++ {
+		p := newRgiProducer(t, c, topic)
+		wg.Add(1)
+		go func(part int) {
+			defer wg.Done()
+			tick := time.NewTicker(20 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				_ = p.send(part, 1)
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+			}
+		}(part)
+	}
+
+	// One partition Reader per partition (default Dialer: control deadline
+	// 2.5 s), recording when each delivered last.
+	var mu sync.Mutex
+	last := map[int]time.Time{}
+	maxGap := map[int]time.Duration{}
+	var pauseStart, pauseEnd time.Time
+	readers := make([]*Reader, partitions)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for part := 0; part < partitions; part++ {
+		r := NewReader(ReaderConfig{Brokers: c.Brokers, Topic: topic, Partition: part, MaxWait: 500 * time.Millisecond})
+		readers[part] = r
+		t.Cleanup(func() { r.Close() })
+		wg.Add(1)
+		go func(part int) {
+			defer wg.Done()
+			for {
+				if _, err := r.ReadMessage(ctx); err != nil {
+					if ctx.Err() == nil && !errors.Is(err, context.Canceled) {
+						t.Logf("partition %d: ReadMessage: %v", part, err)
+					}
+					return
+				}
+				now := time.Now()
+				mu.Lock()
+				if prev, ok := last[part]; ok && !pauseStart.IsZero() && pauseEnd.IsZero() {
+					maxGap[part] = max(maxGap[part], now.Sub(prev))
+				}
+				last[part] = now
+				mu.Unlock()
+			}
+		}(part)
+	}
+	rgiEventually(t, 30*time.Second, "every partition delivering", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(last) == partitions
+	})
+
+	// The broker holding most Readers' control connections: each Reader has
+	// its own cluster view, whose first choice is the lowest broker id among
+	// its open control connections (leaders it asked for offsets included).
+	first := map[int]int{} // reader → first broker asked
+	votes := map[int]int{}
+	frozen := -1
+	for part, r := range readers {
+		require.NoError(t, r.cluster.refresh(ctx, topic))
+		first[part] = r.cluster.controlTargets()[0].id
+		votes[first[part]]++
+		if frozen < 0 || votes[first[part]] > votes[frozen] {
+			frozen = first[part]
+		}
+	}
+	var up []int // partitions whose leader stays up
+	for part, l := range leaders {
+		if l != frozen {
+			up = append(up, part)
+		}
+	}
+	require.NotEmpty(t, up)
+	deadline := readers[0].cluster.timeout
+	t.Logf("leaders %v; freezing broker %d, first asked by readers %v; control deadline %v", leaders, frozen, first, deadline)
+
+	ktesting.PauseBroker(t, frozen)
+	mu.Lock()
+	pauseStart = time.Now()
+	for _, part := range up {
+		last[part] = pauseStart // a gap counts from the pause at the latest
+	}
+	mu.Unlock()
+
+	// Metadata: the first refresh of each Reader pays one deadline at most,
+	// the next ones go straight to a responsive broker.
+	for part, r := range readers {
+		start := time.Now()
+		err := r.cluster.refresh(context.Background(), topic)
+		took1 := time.Since(start)
+		require.NoError(t, err, "reader %d: refresh with broker %d frozen", part, frozen)
+		start = time.Now()
+		require.NoError(t, r.cluster.refresh(context.Background(), topic))
+		second := time.Since(start)
+		t.Logf("reader %d (control connection to broker %d): metadata refresh with broker %d frozen: first %v, next %v", part, first[part], frozen, took1, second)
+		if first[part] == frozen {
+			assert.Less(t, took1, deadline+time.Second, "reader %d: first refresh", part)
+		} else {
+			assert.Less(t, took1, time.Second, "reader %d: first refresh, not at the frozen broker", part)
+		}
+		assert.Less(t, second, time.Second, "reader %d: refresh after the stall went to the frozen broker", part)
+	}
+
+	// ListOffsets at a leader that is up answers at once; at the frozen
+	// leader each attempt fails after the deadline and is retried with fresh
+	// metadata until the controller names a new leader.
+	for _, part := range up {
+		start := time.Now()
+		_, err := readers[part].listOffset(context.Background(), topic, part, LastOffset)
+		took := time.Since(start)
+		require.NoError(t, err)
+		t.Logf("ListOffsets of partition %d (leader %d, up): %v", part, leaders[part], took)
+		assert.Less(t, took, deadline+time.Second)
+	}
+	for part, l := range leaders {
+		if l != frozen {
+			continue
+		}
+		start := time.Now()
+		_, err := readers[part].listOffset(context.Background(), topic, part, LastOffset)
+		took := time.Since(start)
+		p, _ := readers[part].cluster.partition(topic, part)
+		t.Logf("ListOffsets of partition %d (leader %d, frozen): %v, err %v, leader now %d", part, l, took, err, p.Leader.ID)
+	}
+
+	// Readers of partitions whose leader is up keep delivering for 12 s of
+	// the pause. The frozen broker is a follower of those partitions too:
+	// their high watermark (and so any delivery) waits until the leader
+	// drops it from the ISR, replica.lag.time.max.ms (4 s on the test
+	// cluster) after its last fetch, so gaps of ~3-4 s are the broker's.
+	time.Sleep(12*time.Second - time.Since(pauseStart)) // the fault's length, not a synchronization
+	mu.Lock()
+	pauseEnd = time.Now()
+	for _, part := range up {
+		gap := max(maxGap[part], pauseEnd.Sub(last[part]))
+		t.Logf("partition %d (leader %d): longest gap between deliveries while broker %d was frozen: %v", part, leaders[part], frozen, gap)
+		assert.Less(t, gap, 5*time.Second, "partition %d stalled while its leader was up", part)
+	}
+	mu.Unlock()
+	ktesting.ResumeBroker(t, frozen)
+}
