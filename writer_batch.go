@@ -52,6 +52,7 @@ type writerCore struct {
 	pollConn   *Conn
 	pollBroker int
 	pollBad    int
+	polled     time.Time // when a poll last succeeded
 
 	pending sync.WaitGroup // batches not completed yet
 	workers sync.WaitGroup // goroutines of the core
@@ -116,6 +117,7 @@ type writeBatch struct {
 	created  time.Time
 	timer    *time.Timer // BatchTimeout of asynchronous writers
 	attempts int         // failed attempts
+	moves    int         // of which abandoned for a new leader
 	sent     bool
 	done     chan struct{}
 
@@ -382,12 +384,15 @@ func (c *writerCore) failed(pw *partWriter, b *writeBatch, err error) {
 		return
 	}
 	c.stats.retries.observe(1)
-	delay := backoff(b.attempts, w.writeBackoffMin(), w.writeBackoffMax())
 	var moved *leaderMovedError
 	if errors.As(err, &moved) {
+		b.moves++
+	}
+	// Leaving a frozen leader is no reason to wait longer at the next.
+	delay := backoff(b.attempts-b.moves, w.writeBackoffMin(), w.writeBackoffMax())
+	if moved != nil {
 		// The leader watch just read the metadata that names the new
-		// leader: go there now. Reading it again through the control
-		// connection could wait on the broker that stopped answering.
+		// leader: go there now.
 		delay = 0
 	}
 	w.withLogger(func(l Logger) {
@@ -399,11 +404,7 @@ func (c *writerCore) failed(pw *partWriter, b *writeBatch, err error) {
 		defer c.workers.Done()
 		// Leader re-discovery: the error may mean the leader moved.
 		if moved == nil {
-			ctx, cancel := context.WithTimeout(c.tc.context(), w.readTimeout())
-			if err := c.tc.refreshSince(ctx, key.topic, since, false); err != nil {
-				w.withErrorLogger(func(l Logger) { l.Printf("refreshing the metadata of %s: %s", key.topic, err) })
-			}
-			cancel()
+			c.rediscover(key.topic, since)
 		}
 		c.mu.Lock()
 		pw.busy = false

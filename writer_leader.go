@@ -42,7 +42,7 @@ func (c *writerCore) leaderMark(key topicPartition) leaderMark {
 // only answer NotLeaderForPartition, if it answers at all.
 var (
 	stallAfter   = time.Second
-	pollInterval = 250 * time.Millisecond
+	pollInterval = 100 * time.Millisecond
 	pollTimeout  = time.Second
 )
 
@@ -99,7 +99,7 @@ func (c *writerCore) watchLeaders(ctx context.Context, abandon context.CancelCau
 			case <-t.C:
 			}
 			pctx, cancel := context.WithTimeout(ctx, pollTimeout)
-			err := c.pollLeaders(pctx, topics, broker.ID)
+			err := c.pollLeaders(pctx, topics, broker.ID, time.Time{})
 			cancel()
 			if err != nil && ctx.Err() == nil {
 				c.w.withLogger(func(l Logger) {
@@ -124,10 +124,14 @@ func (c *writerCore) watchLeaders(ctx context.Context, abandon context.CancelCau
 // pollLeaders reads the metadata of topics from a broker other than avoid
 // (the one not answering) and merges it into the cluster cache. The
 // shared control connection is not used: it may be to the stalled broker.
-// One poll runs at a time; the connection is kept for the next one.
-func (c *writerCore) pollLeaders(ctx context.Context, topics []string, avoid int) error {
+// One poll runs at a time; the connection is kept for the next one. A
+// poll that ended after since (by a concurrent caller) is enough.
+func (c *writerCore) pollLeaders(ctx context.Context, topics []string, avoid int, since time.Time) error {
 	c.pollMu.Lock()
 	defer c.pollMu.Unlock()
+	if !since.IsZero() && c.polled.After(since) {
+		return nil
+	}
 	if c.pollConn != nil && (c.pollConn.isBroken() || c.pollBroker == avoid) {
 		c.pollConn.Close()
 		c.pollConn = nil
@@ -163,7 +167,26 @@ func (c *writerCore) pollLeaders(ctx context.Context, topics []string, avoid int
 		return fmt.Errorf("reading metadata of %v: the answer is %T", topics, resp)
 	}
 	c.tc.cl.merge(md.Brokers, md.Topics)
+	c.polled = time.Now()
 	return nil
+}
+
+// rediscover reads the metadata of topic after a failed write, on the
+// leader watch's connection (kept to a broker that answered: the shared
+// control connection may be to a broker that stopped answering), or
+// through the shared cache when that fails.
+func (c *writerCore) rediscover(topic string, since time.Time) {
+	ctx, cancel := context.WithTimeout(c.tc.context(), pollTimeout)
+	err := c.pollLeaders(ctx, []string{topic}, -1, since)
+	cancel()
+	if err == nil {
+		return
+	}
+	ctx, cancel = context.WithTimeout(c.tc.context(), c.w.readTimeout())
+	defer cancel()
+	if err := c.tc.refreshSince(ctx, topic, since, false); err != nil {
+		c.w.withErrorLogger(func(l Logger) { l.Printf("refreshing the metadata of %s: %s", topic, err) })
+	}
 }
 
 // pollTarget picks the broker to read metadata from: not avoid, not the
