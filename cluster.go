@@ -168,24 +168,6 @@ func (cl *cluster) withControlCtx(ctx context.Context, fn func(context.Context, 
 	return fmt.Errorf("no broker answered among %d tried: %w", len(targets), lastErr)
 }
 
-// controlCandidates returns the control connection of the first broker in
-// controlTargets order that can be reached within the control deadline,
-// for callers that send on it themselves (withControl is preferred: it
-// moves on when the broker stalls).
-func (cl *cluster) controlCandidates(ctx context.Context) []*Conn {
-	for _, t := range cl.controlTargets() {
-		var c *Conn
-		err, moveOn := cl.attempt(ctx, t, func(_ context.Context, x *Conn) error { c = x; return nil })
-		if err == nil {
-			return []*Conn{c}
-		}
-		if !moveOn {
-			break
-		}
-	}
-	return nil
-}
-
 // controlTarget is a known broker (id >= 0) or a bootstrap address (id -1).
 type controlTarget struct {
 	id   int

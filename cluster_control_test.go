@@ -169,3 +169,34 @@ func TestReaderListOffsetFollowsLeaderAwayFromFrozenBroker(t *testing.T) {
 	assert.Less(t, took, 2*testControlTimeout+time.Second)
 	assert.Greater(t, fc.Broker(2).Requests(protocol.ListOffsets), before, "the new leader was not asked")
 }
+
+func TestClusterRecreatedTopicOnFakeBroker(t *testing.T) {
+	fc := fakebroker.NewCluster(t, fakebroker.Config{Brokers: 3})
+	fc.CreateTopic("t", 2, 3)
+	cl := newCluster(nil, fc.Addrs())
+	t.Cleanup(cl.close)
+	ctx := context.Background()
+	fc.SetLeader("t", 0, 2)
+	fc.SetLeader("t", 0, 3) // epoch 2
+	require.NoError(t, cl.refresh(ctx, "t"))
+	oldID, gen := cl.topicID("t")
+	assert.Equal(t, fc.TopicID("t"), oldID)
+	assert.Equal(t, 1, gen)
+	p, _ := cl.partition("t", 0)
+	require.Equal(t, 2, p.LeaderEpoch)
+
+	// Deleted and created again with one partition: epochs restart at 0.
+	fc.DeleteTopic("t")
+	fc.CreateTopic("t", 1, 3)
+	require.NoError(t, cl.refresh(ctx, "t"))
+	newID, gen := cl.topicID("t")
+	assert.Equal(t, fc.TopicID("t"), newID)
+	assert.NotEqual(t, oldID, newID)
+	assert.Equal(t, 2, gen)
+	p, ok := cl.partition("t", 0)
+	require.True(t, ok)
+	assert.Equal(t, 0, p.LeaderEpoch)
+	assert.Equal(t, 1, p.Leader.ID)
+	ps, _ := cl.topicPartitions("t")
+	assert.Len(t, ps, 1, "a partition of the deleted topic is still listed")
+}

@@ -178,3 +178,55 @@ func TestClusterIntegrationFrozenControlBroker(t *testing.T) {
 	mu.Unlock()
 	ktesting.ResumeBroker(t, frozen)
 }
+
+// A topic deleted and created again under the same name: the cache follows
+// the new topic ID although its leader epochs (0) are below the old ones.
+func TestClusterIntegrationRecreatedTopic(t *testing.T) {
+	c := rgiCluster(t)
+	topic := rgiTopic(t, c, 1)
+	d := &Dialer{ClientID: "kafka-go-cluster-itest", Timeout: 10 * time.Second}
+	ctx := rgiCtx(t, 2*time.Minute)
+	cl := newCluster(d, c.Brokers)
+	t.Cleanup(cl.close)
+
+	// Raise partition 0's leader epoch: another replica first, elected.
+	require.NoError(t, cl.refresh(ctx, topic))
+	p, _ := cl.partition(topic, 0)
+	replicas := []int{p.Replicas[1].ID, p.Replicas[0].ID, p.Replicas[2].ID}
+	admin, err := itestDialController(d, c.Brokers[0])
+	require.NoError(t, err)
+	defer admin.Close()
+	require.NoError(t, RackTestReorderReplicas(ctx, admin, topic, 0, replicas))
+	rgiEventually(t, 30*time.Second, "leader epoch of the first incarnation above 0", func() bool {
+		_ = RackTestElectPreferredLeader(ctx, admin, topic, 0)
+		if cl.refresh(ctx, topic) != nil {
+			return false
+		}
+		p, _ := cl.partition(topic, 0)
+		return p.LeaderEpoch > 0
+	})
+	oldID, gen := cl.topicID(topic)
+	require.NotZero(t, oldID, "Metadata v10+ carries topic IDs")
+	require.Equal(t, 1, gen)
+	p, _ = cl.partition(topic, 0)
+	oldEpoch := p.LeaderEpoch
+
+	admin.SetDeadline(time.Now().Add(30 * time.Second))
+	require.NoError(t, admin.DeleteTopics(topic))
+	rgiEventually(t, 30*time.Second, "topic "+topic+" created again", func() bool {
+		return admin.CreateTopics(TopicConfig{Topic: topic, NumPartitions: 1, ReplicationFactor: 3}) == nil
+	})
+	rgiEventually(t, 30*time.Second, "the new incarnation in the cache", func() bool {
+		if cl.refresh(ctx, topic) != nil {
+			return false
+		}
+		p, ok := cl.partition(topic, 0)
+		id, _ := cl.topicID(topic)
+		return ok && id != oldID && p.Leader.ID >= 0
+	})
+	newID, gen := cl.topicID(topic)
+	p, _ = cl.partition(topic, 0)
+	t.Logf("first incarnation %x at leader epoch %d; second %x at leader epoch %d (leader %d)", oldID, oldEpoch, newID, p.LeaderEpoch, p.Leader.ID)
+	assert.Equal(t, 2, gen)
+	assert.Less(t, p.LeaderEpoch, oldEpoch, "the new incarnation's epoch should restart below the old one")
+}
