@@ -26,30 +26,35 @@ func cgFreeze(b *fakebroker.Broker, release <-chan struct{}, keys ...protocol.Ap
 	}
 }
 
-// cgMoveCoordinator makes every broker of c name to as the coordinator and
-// to answer the group requests as the fake's coordinator (from) would: the
-// coordinator moved, with the group's state.
+// cgMoveCoordinator makes every broker of c but from (which may be frozen)
+// name to as the coordinator, and to answer the group requests as the
+// fake's coordinator (from) would: the coordinator moved, with the
+// group's state.
 func cgMoveCoordinator(c *fakebroker.Cluster, from, to *fakebroker.Broker) {
 	for _, b := range c.Brokers() {
-		if b == from {
-			continue
+		if b != from {
+			cgNameCoordinator(b, to)
 		}
-		b.Handle(protocol.FindCoordinator, func(req protocol.Request, hdr protocol.RequestHeader) (protocol.Response, fakebroker.Action) {
-			r := req.(*protocol.FindCoordinatorRequest)
-			resp := &protocol.FindCoordinatorResponse{NodeID: to.ID(), Host: to.Host(), Port: to.Port()}
-			for _, key := range r.CoordinatorKeys {
-				resp.Coordinators = append(resp.Coordinators, protocol.FindCoordinatorResponseCoordinator{
-					CoordinatorKey: key, NodeID: to.ID(), Host: to.Host(), Port: to.Port(),
-				})
-			}
-			return resp, fakebroker.Action{}
-		})
 	}
 	for _, key := range []protocol.ApiKey{protocol.Heartbeat, protocol.OffsetCommit, protocol.OffsetFetch, protocol.JoinGroup, protocol.SyncGroup, protocol.LeaveGroup} {
 		to.Handle(key, func(req protocol.Request, hdr protocol.RequestHeader) (protocol.Response, fakebroker.Action) {
 			return from.Default(req, hdr), fakebroker.Action{}
 		})
 	}
+}
+
+// cgNameCoordinator makes b answer FindCoordinator with to.
+func cgNameCoordinator(b, to *fakebroker.Broker) {
+	b.Handle(protocol.FindCoordinator, func(req protocol.Request, hdr protocol.RequestHeader) (protocol.Response, fakebroker.Action) {
+		r := req.(*protocol.FindCoordinatorRequest)
+		resp := &protocol.FindCoordinatorResponse{NodeID: to.ID(), Host: to.Host(), Port: to.Port()}
+		for _, key := range r.CoordinatorKeys {
+			resp.Coordinators = append(resp.Coordinators, protocol.FindCoordinatorResponseCoordinator{
+				CoordinatorKey: key, NodeID: to.ID(), Host: to.Host(), Port: to.Port(),
+			})
+		}
+		return resp, fakebroker.Action{}
+	})
 }
 
 // The coordinator freezes for less than the session timeout and the group
