@@ -334,15 +334,6 @@ func (cl *cluster) markResponsive(addr string) {
 	cl.mu.Unlock()
 }
 
-// responsive reports whether the broker at addr is not remembered as
-// unresponsive.
-func (cl *cluster) responsive(addr string) bool {
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	s, ok := cl.unresponsive[addr]
-	return !ok || !time.Now().Before(s.until)
-}
-
 // bootConn returns the control connection to the bootstrap address addr.
 // One bootstrap connection is kept, to the address that answered last.
 func (cl *cluster) bootConn(ctx context.Context, addr string) (*Conn, error) {
