@@ -6,6 +6,8 @@
 #   make test-unit     unit tests only: -short, KAFKA_BROKERS unset
 #   make test-matrix   the test suite once per Kafka version line in MATRIX, each on a fresh cluster
 #                      (PKGS=./testing/... for the harness alone)
+#   make test-rack-oldest  the rack integration tests (RACK_TESTS) on the oldest supported line (OLDEST_KAFKA),
+#                      on a fresh cluster of its own (OLDEST_STATE_DIR, ports from OLDEST_PORT_BASE), stopped after
 #   make bench         benchmarks
 #   make fuzz          every Fuzz* target for FUZZTIME
 #   make example       the rack-reader example against the cluster
@@ -33,7 +35,7 @@ MATRIX ?= 3.7 2.8 2.7 3.9 4
 MATRIX_STATE_DIR ?= $(CURDIR)/.kafka/matrix
 MATRIX_PORT_BASE ?= 29190
 
-.PHONY: all build vet kafka-up kafka-down kafka-status test test-go test-unit test-matrix test-compat bench fuzz example
+.PHONY: all build vet kafka-up kafka-down kafka-status test test-go test-unit test-matrix test-compat bench fuzz example test-rack-oldest
 
 all: build
 
@@ -84,6 +86,19 @@ test-matrix:
 	done; \
 	if [ -n "$$failed" ]; then echo "test-matrix: failed on Kafka$$failed"; exit 1; fi; \
 	echo "test-matrix: passed on Kafka $(MATRIX)"
+
+# Rack-aware fetching on the oldest supported Kafka line (2.8, ZooKeeper) as well as the default (issue 8),
+# beside a developer's own cluster (.kafka, ports from 29090) and test-matrix's (29190): --fresh starts it
+# on a new state and stops it at the end, whatever the outcome.
+OLDEST_KAFKA ?= 2.8
+OLDEST_STATE_DIR ?= $(CURDIR)/.kafka/oldest
+OLDEST_PORT_BASE ?= 30290
+RACK_TESTS ?= TestRackIntegration|TestRackFaults
+
+test-rack-oldest:
+	env -u KAFKA_BROKERS KAFKA_VERSION=$(OLDEST_KAFKA) KAFKA_SELECTOR=rack KAFKA_STATE_DIR=$(OLDEST_STATE_DIR) \
+	  KAFKA_PORT_BASE=$(OLDEST_PORT_BASE) $(WITH_CLUSTER) --fresh \
+	  $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) -run '$(RACK_TESTS)' .
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...

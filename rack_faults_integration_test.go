@@ -911,7 +911,7 @@ func TestRackFaultsAcceptance(t *testing.T) {
 
 	// --- preferred leader election back to racks a and c.
 	w5 := h.begin("elect")
-	admin := dial(t, newDialer(), c.Addr(b))
+	admin := dialController(t, c) // a ZooKeeper cluster elects only at its controller
 	ctx := testContext(t, 90*time.Second)
 	for p := 0; p < rkPartitions; p++ {
 		h.poll(60*time.Second, fmt.Sprintf("partition %d led by its preferred replica", p), func() bool {
@@ -931,6 +931,13 @@ func TestRackFaultsAcceptance(t *testing.T) {
 		wr := h.begin(fmt.Sprintf("roll-%d", id))
 		wr.coord = coord == id
 		h.setDown(id, true)
+		if c.Mode == "zk" {
+			// A ZooKeeper broker started again while its old session lives
+			// finds its /brokers/ids node taken and exits: kill it, and start
+			// it once the cluster has dropped it (zookeeper.session.timeout.ms).
+			ktesting.KillBroker(t, id)
+			h.poll(60*time.Second, fmt.Sprintf("broker %d's ZooKeeper session expired", id), func() bool { return !h.registered(id) })
+		}
 		ktesting.RestartBroker(t, id)
 		h.setDown(id, false)
 		wr.restored = time.Now()
@@ -1027,6 +1034,27 @@ func TestRackFaultsAcceptance(t *testing.T) {
 	all := rfFigures{fromB: allB, bytes: allBytes}
 	rkFigure(t, "faults_xrack_in_isr_all_windows", "%.4f", all.xrack())
 	rkFigure(t, "faults_bytes_in_isr_all_windows", "%d", allBytes)
+}
+
+// registered: a broker that is up lists broker id among the cluster's
+// brokers.
+func (h *rfHarness) registered(id int) bool {
+	for _, other := range h.c.BrokerIDs {
+		if other == id {
+			continue
+		}
+		conn, err := newDialer().Dial("tcp", h.c.Addr(other))
+		if err != nil {
+			continue
+		}
+		conn.SetDeadline(time.Now().Add(itTimeout))
+		bs, err := conn.Brokers()
+		conn.Close()
+		if err == nil {
+			return hasBroker(bs, id)
+		}
+	}
+	return true
 }
 
 // runDelivering: the current Reader run has returned a message of every
