@@ -44,6 +44,7 @@ type fetcher struct {
 	router   *replicaSelector
 	routed   int    // broker of the last decision, for log lines
 	metaSeen uint64 // the Reader's metadata version last handed to the router
+	topicGen int    // the topic's incarnation (cluster.topicID) being read
 
 	conn       *Conn
 	connBroker int
@@ -106,9 +107,7 @@ func (f *fetcher) initOnce(ctx context.Context) error {
 		if !ok {
 			return fmt.Errorf("looking up %s: %w", f.tp, UnknownTopicOrPartition)
 		}
-		f.meta = p
-		f.router = newReplicaSelector(f.r.config.routing(), f.r.cooldown, p, f.now())
-		f.routed = f.router.current()
+		f.newRouter(p)
 	}
 	if f.offset < 0 {
 		f.r.logf("initializing kafka reader for partition %d of %s starting at %s", f.tp.partition, f.tp.topic, humanOffset(f.offset))
@@ -119,6 +118,39 @@ func (f *fetcher) initOnce(ctx context.Context) error {
 		f.offset = off
 	}
 	return nil
+}
+
+// newRouter starts routing partition p afresh.
+func (f *fetcher) newRouter(p Partition) {
+	f.meta = p
+	f.router = newReplicaSelector(f.r.config.routing(), f.r.cooldown, p, f.now())
+	f.routed = f.router.current()
+	_, f.topicGen = f.r.cluster.topicID(f.tp.topic)
+}
+
+// recreated handles the topic being deleted and created again (a new topic
+// ID): the position, the leader epochs and the routing of the old topic
+// mean nothing for the new log, which is read from the Reader's
+// StartOffset. It reports false when the fetcher must stop.
+func (f *fetcher) recreated(ctx context.Context) bool {
+	id, gen := f.r.cluster.topicID(f.tp.topic)
+	if f.topicGen < 1 || gen == f.topicGen {
+		return true // the same topic (or the first ID seen)
+	}
+	p, ok := f.r.cluster.partition(f.tp.topic, f.tp.partition)
+	if !ok {
+		return true // the new topic has fewer partitions: errors will say so
+	}
+	f.r.stats.errors.observe(1)
+	f.r.errorf("kafka reader: partition %s: the topic was deleted and created again (topic ID %x): reading the new topic from %s, not offset %d of the old one",
+		f.tp, id, humanOffset(max(f.r.config.StartOffset, FirstOffset)), f.offset)
+	f.closeConn() // its topic ID cache names the old topic
+	f.newRouter(p)
+	f.offset, f.epoch = FirstOffset, -1
+	if f.r.config.StartOffset == LastOffset {
+		f.offset = LastOffset
+	}
+	return f.init(ctx)
 }
 
 // failed counts a failure to reach the partition. Failures a retry fixes
@@ -236,6 +268,11 @@ func (f *fetcher) dial(ctx context.Context) error {
 // must stop.
 func (f *fetcher) step(ctx context.Context) bool {
 	r := f.r
+	// Any metadata read (the fetcher's, another partition's, an offset
+	// lookup's) may show the topic recreated.
+	if !f.recreated(ctx) {
+		return false
+	}
 	if v := r.meta.version.Load(); v != f.metaSeen {
 		// Someone refreshed metadata: the router hears of it between
 		// fetches.
@@ -446,7 +483,8 @@ func (f *fetcher) refreshMetadata(ctx context.Context) (Partition, error) {
 	if err := f.r.refreshMetadata(ctx, f.tp.topic); err != nil {
 		return Partition{}, err
 	}
-	f.metaSeen = f.r.meta.version.Load()
+	// metaSeen stays: the next step hands the news to the router again,
+	// after checking it is still the same topic (recreated).
 	p, ok := f.r.cluster.partition(f.tp.topic, f.tp.partition)
 	if !ok {
 		return Partition{}, fmt.Errorf("looking up %s: %w", f.tp, UnknownTopicOrPartition)

@@ -81,6 +81,12 @@ func (f *fetcher) resetOutOfRange(ctx context.Context) bool {
 	if f.offset > last {
 		r.errorf("the kafka reader is reading past the last offset for partition %d of %s at offset %d (log end %d): waiting for the offset to exist",
 			f.tp.partition, f.tp.topic, f.offset, last)
+		// A log that ends before the position may be a topic deleted and
+		// created again: fresh metadata (a new topic ID) tells the next
+		// step (fetcher.recreated).
+		if err := r.refreshMetadata(ctx, f.tp.topic); err != nil && ctx.Err() == nil {
+			r.errorf("kafka reader: partition %s: refreshing metadata: %v", f.tp, err)
+		}
 		return true
 	}
 	target := first

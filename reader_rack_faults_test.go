@@ -139,3 +139,40 @@ func TestReaderRackFrozenFollowerDial(t *testing.T) {
 	}
 	assert.NotEmpty(t, log.find("broker 2 (rack b) → broker 1 (rack a), follower failed"))
 }
+
+// The topic is deleted and created again (a new topic ID, leader epochs
+// from 0): the Reader notices, says so, and reads the new topic from its
+// start instead of waiting at the old topic's offset.
+func TestReaderTopicRecreated(t *testing.T) {
+	c := rtCluster(t, fakebroker.Config{Brokers: 3, Racks: []string{"a", "b", "c"}, RackAwareSelector: true}, 1, 3)
+	rtAppend(c, 0, 0, 8)
+	errLog := &rtLogger{}
+	r := rtReader(t, c, func(cfg *ReaderConfig) {
+		cfg.Rack, cfg.MaxBytes, cfg.ErrorLogger, cfg.Logger = "b", 1, errLog, errLog
+	})
+	rtExpect(t, r, 0, 8)
+	oldID := c.TopicID("t")
+
+	c.DeleteTopic("t")
+	c.CreateTopic("t", 1, 3)
+	require.NotEqual(t, oldID, c.TopicID("t"))
+	c.AppendRecords("t", 0, "new0", "new1", "new2")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for i := 0; i < 3; i++ {
+		m, err := r.FetchMessage(ctx)
+		if !assert.NoError(t, err) {
+			break
+		}
+		require.EqualValues(t, i, m.Offset)
+		require.Equal(t, "new"+string(rune('0'+i)), string(m.Value))
+	}
+	assert.NotEmpty(t, errLog.find("deleted and created again"))
+	if t.Failed() {
+		errLog.mu.Lock()
+		for _, l := range errLog.lines {
+			t.Log(l)
+		}
+		errLog.mu.Unlock()
+	}
+}

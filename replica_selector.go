@@ -620,7 +620,7 @@ func routeStaleMetadata(err error, fromLeader bool) bool {
 	}
 	switch kerr {
 	case NotLeaderForPartition, LeaderNotAvailable, FencedLeaderEpoch, UnknownLeaderEpoch,
-		UnknownTopicOrPartition, ReplicaNotAvailable, KafkaStorageError:
+		UnknownTopicOrPartition, UnknownTopicID, InconsistentTopicID, ReplicaNotAvailable, KafkaStorageError:
 		return true
 	}
 	return false
