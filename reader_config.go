@@ -226,8 +226,13 @@ type ReaderConfig struct {
 	// Default: 5m
 	RackPreferenceTTL time.Duration
 
-	// ReplicaCooldown is how long a replica that failed is not read from,
-	// by any partition of the reader, even if a leader keeps naming it.
+	// ReplicaCooldown caps how long a replica that failed is not read from,
+	// even if a leader keeps naming it. A cooldown starts at 2 s and doubles
+	// each time the same replica fails again soon after, up to this cap; it
+	// ends early once metadata shows the replica back in the ISR after it
+	// had left it. A broker failure (dial, disconnect, stall) cools the
+	// broker down for every partition; a partition error, only that
+	// partition's replica on it.
 	//
 	// Default: 5m
 	ReplicaCooldown time.Duration
