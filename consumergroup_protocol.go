@@ -97,7 +97,10 @@ func (cg *ConsumerGroup) dialCoordinator(ctx context.Context) (*Conn, error) {
 		b.Rack = known.Rack
 	}
 	addr := net.JoinHostPort(b.Host, strconv.Itoa(b.Port))
-	rctx, cancel := context.WithTimeout(ctx, cg.config.Timeout)
+	// A dial and ApiVersions are answered at once by a live broker: the
+	// control deadline (at most 3s), not Timeout, bounds what a frozen
+	// coordinator costs each lookup.
+	rctx, cancel := context.WithTimeout(ctx, min(cg.config.Timeout, controlTimeout(cg.cl.dialer)))
 	defer cancel()
 	conn, err := cg.cl.dialer.connect(rctx, "tcp", addr, ConnConfig{Broker: b.ID, Rack: b.Rack})
 	if err != nil {
