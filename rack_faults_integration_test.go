@@ -13,7 +13,8 @@ package kafka_test
 //	kill-leader  kill -9 of a leader that is neither broker b nor the coordinator, then restarted
 //	pause-coord  SIGSTOP for 15 s of a leader that is also the group coordinator
 //	elect        preferred leader election back to racks a and c
-//	roll-N       rolling restart, broker N (one window per broker, each waits for the ISR)
+//	roll-N       rolling restart, broker N (one window per broker, each waits for the ISR; the tool's
+//	             restart is kill -9 + start, on ZooKeeper with the start once the old session expired)
 //	reopen       the Reader closed and a new one opened in the same group
 //
 // A monitor samples, every 200 ms, the topic's metadata (leaders and ISRs,
