@@ -48,11 +48,9 @@ type writerCore struct {
 	identMu     sync.Mutex
 
 	// The leader watch's metadata connection (writer_leader.go).
-	pollMu     sync.Mutex
-	pollConn   *Conn
-	pollBroker int
-	pollBad    int
-	polled     time.Time // when a poll last succeeded
+	pollMu    sync.Mutex
+	pollConns map[int]*Conn // by broker id
+	polled    time.Time     // when a poll last succeeded
 
 	pending sync.WaitGroup // batches not completed yet
 	workers sync.WaitGroup // goroutines of the core
@@ -66,7 +64,6 @@ func newWriterCore(w *Writer) (*writerCore, error) {
 		parts:   map[topicPartition]*partWriter{},
 		brokers: map[int]*brokerWriter{},
 		quit:    make(chan struct{}),
-		pollBad: -1,
 	}
 	rt := w.Transport
 	if rt == nil {
@@ -118,6 +115,7 @@ type writeBatch struct {
 	timer    *time.Timer // BatchTimeout of asynchronous writers
 	attempts int         // failed attempts
 	moves    int         // of which abandoned for a new leader
+	settling int         // NotLeader answers of the new leader since
 	sent     bool
 	done     chan struct{}
 
@@ -389,7 +387,13 @@ func (c *writerCore) failed(pw *partWriter, b *writeBatch, err error) {
 		b.moves++
 	}
 	// Leaving a frozen leader is no reason to wait longer at the next.
-	delay := backoff(b.attempts-b.moves, w.writeBackoffMin(), w.writeBackoffMax())
+	delay := backoff(max(1, b.attempts-b.moves-b.settling), w.writeBackoffMin(), w.writeBackoffMax())
+	if b.moves > 0 && b.settling < 3 && errors.Is(err, NotLeaderForPartition) {
+		// The new leader has not applied its election yet (its metadata
+		// named it a moment ago): it will within milliseconds.
+		b.settling++
+		delay = w.writeBackoffMin()
+	}
 	if moved != nil {
 		// The leader watch just read the metadata that names the new
 		// leader: go there now.

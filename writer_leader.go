@@ -80,10 +80,10 @@ func (c *writerCore) watchLeaders(ctx context.Context, abandon context.CancelCau
 			}
 		}
 	}
-	done := make(chan struct{})
 	if len(parts) == 0 {
 		return func() {}
 	}
+	done := make(chan struct{})
 	start := time.Now()
 	c.workers.Add(1)
 	go func() {
@@ -98,8 +98,14 @@ func (c *writerCore) watchLeaders(ctx context.Context, abandon context.CancelCau
 				return
 			case <-t.C:
 			}
+			// Ask the brokers that may take over: a new leader knows
+			// of its election first.
+			var targets []Broker
+			for _, p := range parts {
+				targets = c.pollTargets(targets, p.key, broker.ID)
+			}
 			pctx, cancel := context.WithTimeout(ctx, pollTimeout)
-			err := c.pollLeaders(pctx, topics, broker.ID, time.Time{})
+			err := c.pollLeaders(pctx, topics, targets, time.Time{})
 			cancel()
 			if err != nil && ctx.Err() == nil {
 				c.w.withLogger(func(l Logger) {
@@ -121,120 +127,150 @@ func (c *writerCore) watchLeaders(ctx context.Context, abandon context.CancelCau
 	return func() { close(done) }
 }
 
-// pollLeaders reads the metadata of topics from a broker other than avoid
-// (the one not answering) and merges it into the cluster cache. The
-// shared control connection is not used: it may be to the stalled broker.
-// One poll runs at a time; the connection is kept for the next one. A
-// poll that ended after since (by a concurrent caller) is enough.
-func (c *writerCore) pollLeaders(ctx context.Context, topics []string, avoid int, since time.Time) error {
+// maxPollTargets bounds the brokers one poll asks.
+const maxPollTargets = 3
+
+// pollTargets appends to targets the replicas of key other than avoid
+// (the broker not answering), or any other broker when the partition has
+// no other replica known, up to maxPollTargets.
+func (c *writerCore) pollTargets(targets []Broker, key topicPartition, avoid int) []Broker {
+	has := func(id int) bool {
+		for _, b := range targets {
+			if b.ID == id {
+				return true
+			}
+		}
+		return id == avoid
+	}
+	cl := c.tc.cl
+	p, _ := cl.partition(key.topic, key.partition)
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	for _, r := range p.Replicas {
+		if b, ok := cl.brokers[r.ID]; ok && len(targets) < maxPollTargets && !has(r.ID) {
+			targets = append(targets, b)
+		}
+	}
+	if len(targets) == 0 {
+		for id, b := range cl.brokers {
+			if !has(id) {
+				return append(targets, b)
+			}
+		}
+	}
+	return targets
+}
+
+// pollLeaders reads the metadata of topics from each of targets, one
+// after the other, and merges the answers into the cluster cache. The
+// shared control connection is not used: it may be to the broker that
+// stopped answering. A connection per broker is kept for the next polls.
+// A poll that ended after since (by a concurrent caller) is enough.
+func (c *writerCore) pollLeaders(ctx context.Context, topics []string, targets []Broker, since time.Time) error {
 	c.pollMu.Lock()
 	defer c.pollMu.Unlock()
 	if !since.IsZero() && c.polled.After(since) {
 		return nil
 	}
-	if c.pollConn != nil && (c.pollConn.isBroken() || c.pollBroker == avoid) {
-		c.pollConn.Close()
-		c.pollConn = nil
+	if len(targets) == 0 {
+		return errors.New("no broker to ask")
 	}
 	req := &protocol.MetadataRequest{}
 	for _, t := range topics {
 		req.Topics = append(req.Topics, protocol.MetadataRequestTopic{Name: t})
 	}
-	var resp protocol.Response
-	var err error
-	if c.pollConn != nil {
-		resp, _, err = c.pollConn.roundTrip(ctx, req, -1)
-		if err != nil {
-			c.pollConn.Close()
-			c.pollConn = nil
-			c.pollBad = c.pollBroker
+	var lastErr error
+	ok := false
+	for _, b := range targets {
+		resp, err := c.pollAt(ctx, b, req)
+		if err == nil {
+			md, isMD := resp.(*protocol.MetadataResponse)
+			if !isMD {
+				err = fmt.Errorf("the answer is %T", resp)
+			} else {
+				c.tc.cl.merge(md.Brokers, md.Topics)
+				ok = true
+				continue
+			}
 		}
-	} else {
-		b, ok := c.pollTarget(avoid)
-		if !ok {
-			return errors.New("no other broker known")
-		}
-		resp, err = c.pollAt(ctx, b, req)
-		if err != nil {
-			c.pollBad = b.ID // try another broker next time
+		lastErr = fmt.Errorf("reading metadata of %v from broker %d: %w", topics, b.ID, err)
+		if ctx.Err() != nil {
+			break
 		}
 	}
-	if err != nil {
-		return fmt.Errorf("reading metadata of %v: %w", topics, err)
-	}
-	md, ok := resp.(*protocol.MetadataResponse)
 	if !ok {
-		return fmt.Errorf("reading metadata of %v: the answer is %T", topics, resp)
+		return lastErr
 	}
-	c.tc.cl.merge(md.Brokers, md.Topics)
 	c.polled = time.Now()
 	return nil
 }
 
-// rediscover reads the metadata of topic after a failed write, on the
-// leader watch's connection (kept to a broker that answered: the shared
-// control connection may be to a broker that stopped answering), or
-// through the shared cache when that fails.
-func (c *writerCore) rediscover(topic string, since time.Time) {
-	ctx, cancel := context.WithTimeout(c.tc.context(), pollTimeout)
-	err := c.pollLeaders(ctx, []string{topic}, -1, since)
-	cancel()
-	if err == nil {
-		return
+// pollAt sends req to broker b, on the poll connection to b (dialed when
+// there is none), or through the custom RoundTripper; c.pollMu is held.
+func (c *writerCore) pollAt(ctx context.Context, b Broker, req protocol.Request) (protocol.Response, error) {
+	if rt := c.tc.rt; rt != nil {
+		return rt.RoundTrip(ctx, TCP(net.JoinHostPort(b.Host, strconv.Itoa(b.Port))), req)
 	}
-	ctx, cancel = context.WithTimeout(c.tc.context(), c.w.readTimeout())
+	conn := c.pollConns[b.ID]
+	if conn != nil && conn.isBroken() {
+		conn.Close()
+		conn = nil
+	}
+	if conn == nil {
+		var err error
+		if conn, err = c.tc.dialProduce(ctx, b); err != nil {
+			delete(c.pollConns, b.ID)
+			return nil, err
+		}
+		if c.pollConns == nil {
+			c.pollConns = map[int]*Conn{}
+		}
+		c.pollConns[b.ID] = conn
+	}
+	resp, _, err := conn.roundTrip(ctx, req, -1)
+	if err != nil {
+		conn.Close()
+		delete(c.pollConns, b.ID)
+		return nil, err
+	}
+	return resp, nil
+}
+
+// rediscover reads the metadata of topic after a failed write: on a poll
+// connection to a broker that answered a leader watch, if there is one
+// (the shared control connection may be to a broker that stopped
+// answering), else, or when that fails, through the shared cache.
+func (c *writerCore) rediscover(topic string, since time.Time) {
+	c.pollMu.Lock()
+	var targets []Broker
+	for id := range c.pollConns {
+		if b, ok := c.tc.cl.broker(id); ok && len(targets) < 1 {
+			targets = append(targets, b)
+		}
+	}
+	c.pollMu.Unlock()
+	if len(targets) > 0 {
+		ctx, cancel := context.WithTimeout(c.tc.context(), pollTimeout)
+		err := c.pollLeaders(ctx, []string{topic}, targets, since)
+		cancel()
+		if err == nil {
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(c.tc.context(), c.w.readTimeout())
 	defer cancel()
 	if err := c.tc.refreshSince(ctx, topic, since, false); err != nil {
 		c.w.withErrorLogger(func(l Logger) { l.Printf("refreshing the metadata of %s: %s", topic, err) })
 	}
 }
 
-// pollTarget picks the broker to read metadata from: not avoid, not the
-// one that failed the last poll unless nothing else is left.
-func (c *writerCore) pollTarget(avoid int) (Broker, bool) {
-	cl := c.tc.cl
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	var fallback Broker
-	found := false
-	for id, b := range cl.brokers {
-		if id == avoid {
-			continue
-		}
-		if id != c.pollBad {
-			return b, true
-		}
-		fallback, found = b, true
-	}
-	return fallback, found
-}
-
-// pollAt sends req to broker b: on a new connection kept for the next
-// poll, or through the custom RoundTripper.
-func (c *writerCore) pollAt(ctx context.Context, b Broker, req protocol.Request) (protocol.Response, error) {
-	if rt := c.tc.rt; rt != nil {
-		return rt.RoundTrip(ctx, TCP(net.JoinHostPort(b.Host, strconv.Itoa(b.Port))), req)
-	}
-	conn, err := c.tc.dialProduce(ctx, b)
-	if err != nil {
-		return nil, err
-	}
-	resp, _, err := conn.roundTrip(ctx, req, -1)
-	if err != nil {
-		conn.Close()
-		return nil, err
-	}
-	c.pollConn, c.pollBroker = conn, b.ID
-	return resp, nil
-}
-
-// closePoll closes the connection of the leader watch.
+// closePoll closes the connections of the leader watch.
 func (c *writerCore) closePoll() {
 	c.pollMu.Lock()
 	defer c.pollMu.Unlock()
-	if c.pollConn != nil {
-		c.pollConn.Close()
-		c.pollConn = nil
+	for id, conn := range c.pollConns {
+		conn.Close()
+		delete(c.pollConns, id)
 	}
 }
 
