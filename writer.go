@@ -50,6 +50,13 @@ import (
 // from WriteBackoffMin to WriteBackoffMax; before each retry the metadata of
 // the topic is read again, so a moved leader is found.
 //
+// A produce request a broker leaves unanswered for a second starts a watch:
+// the metadata of its partitions is read from their other replicas every
+// 100ms, and once it names another leader the request is abandoned and
+// its batches go to the new leader at once. A frozen broker (SIGSTOP, a
+// long GC pause) keeps its connections open, so without the watch nothing
+// would fail before the request's deadline (WriteTimeout + ReadTimeout).
+//
 // A retried request may have been written by the broker before it failed
 // (the answer was lost). With RequiredAcks RequireAll the Writer produces
 // idempotently (KIP-98): batches carry a producer id and sequence numbers,
@@ -160,6 +167,19 @@ type Writer struct {
 	//  RequireOne  (1)  wait for the leader to acknowledge the writes
 	//  RequireAll  (-1) wait for the full ISR to acknowledge the writes
 	//
+	// With RequireNone a write is still only reported written once the
+	// leader has taken it: the first produce to a partition's leader (and
+	// again after the leader or its epoch changes) is sent with acks=1, as
+	// a leader named by the metadata may not host the partition yet (a
+	// topic just created) and would drop an acks=0 produce silently; and
+	// each acks=0 produce is followed, on the same connection, by a
+	// version 0 ApiVersions request, which the broker answers only after
+	// processing the produce, or not at all when it refused it (Kafka then
+	// closes the connection). A closed connection fails the write, which
+	// is retried. kafka-go returns once the request is written to the
+	// socket. With a custom RoundTripper only the acks=1 confirmation is
+	// made.
+	//
 	// Defaults to RequireNone.
 	RequiredAcks RequiredAcks
 
@@ -178,7 +198,7 @@ type Writer struct {
 	// The messages that the Completion function is called with have their
 	// topic, partition, offset, and time set based on the Produce responses
 	// received from kafka (offsets are -1 with RequireNone, which gets no
-	// response). All messages passed to a call to the function have been
+	// response, except for a first write to a leader, sent with acks=1). All messages passed to a call to the function have been
 	// written to the same partition. The keys and values of messages are
 	// referencing the original byte slices carried by messages in the calls
 	// to WriteMessages.
