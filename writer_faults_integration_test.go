@@ -77,14 +77,17 @@ func readAll(bootstrap, topic string, p int) ([]kafka.Message, error) {
 }
 
 // Create a topic, then at once write 100 messages with the Writer's
-// default RequiredAcks (none): 20 runs, each either fails or leaves all
-// 100 messages readable. (Before the leader confirmation, 1 run in 4
-// returned nil and stored nothing: the leader named by the metadata did
-// not host the partition yet and dropped the acks=0 produce.)
+// default RequiredAcks (none), again until a call returns nil, as an
+// application would: 20 runs, every call either fails or leaves all 100
+// messages readable. (Before the leader confirmation, 1 run in 4 returned
+// nil and stored nothing: the leader named by the metadata did not host
+// the partition yet and dropped the acks=0 produce.) For a moment after
+// CreateTopics some brokers do not know the topic: a call then fails at
+// once with UnknownTopicOrPartition, as kafka-go's does.
 func TestWriterIntegrationFreshTopicAcksNone(t *testing.T) {
 	c := requireRackCluster(t)
 	const runs, partitions, count = 20, 3, 100
-	var failed, retried, stored int
+	var calls, failed, refused, exact int
 	for run := 0; run < runs; run++ {
 		topic := fmt.Sprintf("%s-%d", ktesting.UniqueTopic(t), run)
 		require.NoError(t, dialController(t, c).CreateTopics(kafka.TopicConfig{Topic: topic, NumPartitions: partitions, ReplicationFactor: 3}))
@@ -111,19 +114,29 @@ func TestWriterIntegrationFreshTopicAcksNone(t *testing.T) {
 		for i := range msgs {
 			msgs[i] = kafka.Message{Value: []byte(strconv.Itoa(i))}
 		}
-		err := w.WriteMessages(testContext(t, time.Minute), msgs...)
+		partial := false // a failed call may have stored some messages
+		deadline := time.Now().Add(20 * time.Second)
+		retry := time.NewTicker(50 * time.Millisecond) // the application's retry pace
+		defer retry.Stop()
+		for ; ; <-retry.C {
+			calls++
+			err := w.WriteMessages(testContext(t, time.Minute), msgs...)
+			if err == nil {
+				break
+			}
+			failed++
+			if _, ok := err.(kafka.WriteErrors); ok {
+				partial = true
+			}
+			require.True(t, time.Now().Before(deadline), "run %d: no write succeeded within 20s: %v", run, err)
+		}
 		w.Close()
 		logMu.Lock()
 		if len(errLines) > 0 {
-			retried++
-			t.Logf("run %d: %d errors logged and retried, first: %s", run, len(errLines), errLines[0])
+			refused++
+			t.Logf("run %d: %d errors logged and retried by the Writer, first: %s", run, len(errLines), errLines[0])
 		}
 		logMu.Unlock()
-		if err != nil {
-			failed++
-			t.Logf("run %d: WriteMessages failed: %v", run, err)
-			continue
-		}
 		// Reported written: every message must become readable.
 		eventually(t, 30*time.Second, fmt.Sprintf("run %d: %d messages readable in %s", run, count, topic), func() bool {
 			total := int64(0)
@@ -142,17 +155,19 @@ func TestWriterIntegrationFreshTopicAcksNone(t *testing.T) {
 				seen[string(m.Value)]++
 			}
 		}
-		require.Len(t, seen, count, "run %d: distinct messages stored", run)
 		for _, m := range msgs {
-			assert.Equal(t, 1, seen[string(m.Value)], "run %d: message %s stored once", run, m.Value)
+			if partial {
+				assert.GreaterOrEqual(t, seen[string(m.Value)], 1, "run %d: message %s stored", run, m.Value)
+			} else {
+				assert.Equal(t, 1, seen[string(m.Value)], "run %d: message %s stored once", run, m.Value)
+			}
 		}
-		stored++
+		if !partial {
+			exact++
+		}
 	}
-	t.Logf("%d runs: %d stored all %d messages, %d returned an error; %d retried a refused or failed write", runs, stored, count, failed, retried)
-	assert.Equal(t, runs, stored+failed)
-	// Failing every time would satisfy "fails or is readable" too, but a
-	// topic created is writable at once.
-	assert.GreaterOrEqual(t, stored, runs/2, "runs that wrote the messages")
+	t.Logf("%d runs, %d calls: %d failed (the topic unknown to the broker asked), %d runs had a produce refused and retried inside the call (the leader did not host the partition yet), %d runs stored each message exactly once",
+		runs, calls, failed, refused, exact)
 }
 
 // A RequireAll Writer writes continuously to a partition whose leader is
