@@ -364,3 +364,44 @@ func TestWriterIntegrationFrozenLeader(t *testing.T) {
 	}
 	assert.False(t, strings.Contains(fmt.Sprint(logged), "OutOfOrderSequence"), "no sequence refused")
 }
+
+// Kafka refuses an acks=0 produce by closing the connection (here: a
+// message over the topic's max.message.bytes, after the leader was
+// confirmed): the write fails instead of being reported written. The
+// Writer retries it with acks=1, which names the error.
+func TestWriterIntegrationAcksNoneRefused(t *testing.T) {
+	c := requireRackCluster(t)
+	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: 1, ConfigEntries: []kafka.ConfigEntry{
+		{ConfigName: "max.message.bytes", ConfigValue: "1024"},
+	}})
+	w := itWriter(t, c, topic)
+	w.RequiredAcks = kafka.RequireNone
+	var logMu sync.Mutex
+	var logged []string
+	w.ErrorLogger = kafka.LoggerFunc(func(format string, args ...interface{}) {
+		logMu.Lock()
+		logged = append(logged, fmt.Sprintf(format, args...))
+		logMu.Unlock()
+	})
+	ctx := testContext(t, time.Minute)
+	require.NoError(t, w.WriteMessages(ctx, kafka.Message{Value: []byte("first")}), "confirmed with acks=1")
+	require.NoError(t, w.WriteMessages(ctx, kafka.Message{Value: []byte("second")}), "acks=0")
+
+	err := w.WriteMessages(ctx, kafka.Message{Value: make([]byte, 4000)})
+	require.Error(t, err, "a message the broker refuses is not reported written")
+	assert.ErrorIs(t, err, kafka.MessageSizeTooLarge)
+	logMu.Lock()
+	assert.Contains(t, fmt.Sprint(logged), "closed the connection after a produce with acks=0", "the acks=0 attempt failed on the closed connection")
+	logMu.Unlock()
+
+	require.NoError(t, w.WriteMessages(ctx, kafka.Message{Value: []byte("third")}))
+	eventually(t, 20*time.Second, "3 messages stored", func() bool {
+		end, err := endOffset(c.Brokers[0], topic, 0)
+		return err == nil && end == 3
+	})
+	var values []string
+	for _, m := range readPartition(t, c, topic, 0) {
+		values = append(values, string(m.Value))
+	}
+	assert.Equal(t, []string{"first", "second", "third"}, values)
+}
