@@ -307,13 +307,14 @@ func (f *fetcher) step(ctx context.Context) bool {
 	r.stats.fetches.observe(1)
 	r.stats.offset.observe(f.offset)
 	fetchOffset := f.offset
-	fctx, cancel := context.WithTimeout(ctx, r.config.MaxWait+r.config.ReadBatchTimeout)
+	wait := f.maxWait()
+	fctx, cancel := context.WithTimeout(ctx, wait+r.config.ReadBatchTimeout)
 	t0 := time.Now()
 	if f.connBroker != f.meta.Leader.ID && r.config.ReplicaStallTimeout < r.config.ReadBatchTimeout {
 		// A follower that stays silent is left for the leader early.
-		fctx = withResponseStart(fctx, t0.Add(r.config.MaxWait+r.config.ReplicaStallTimeout))
+		fctx = withResponseStart(fctx, t0.Add(wait+r.config.ReplicaStallTimeout))
 	}
-	batch := f.conn.fetch(fctx, fetchOffset, cfg, r.config.MaxWait, rack)
+	batch := f.conn.fetch(fctx, fetchOffset, cfg, wait, rack)
 	cancel()
 	t1 := time.Now()
 	r.stats.waitTime.observeDuration(t1.Sub(t0))
@@ -356,18 +357,43 @@ func (f *fetcher) step(ctx context.Context) bool {
 		f.errs, f.failures = 0, 0
 		ev := routeEvent{Kind: eventFetched, Broker: f.connBroker, Now: f.now(), Preferred: preferred,
 			Empty: len(fb.msgs) == 0, FetchOffset: fetchOffset, HighWatermark: hw}
-		var wait time.Duration
-		if ev.Empty && preferred < 0 && t1.Sub(t0) < r.config.MaxWait/2 {
+		var pause time.Duration
+		if ev.Empty && preferred < 0 && t1.Sub(t0) < wait/2 {
 			// The broker answered at once with nothing (it did not long
 			// poll): do not spin.
-			wait = r.config.ReadBackoffMin
+			pause = r.config.ReadBackoffMin
 		}
-		return f.decide(ctx, ev, wait)
+		return f.decide(ctx, ev, pause)
 	}
 	if ctx.Err() != nil {
 		return false
 	}
 	return f.fetchFailed(ctx, broker, err)
+}
+
+// readerOldFollowerMaxWait bounds the long poll of a follower that does not
+// end it when records arrive: brokers before 3.4 (KAFKA-14334) complete a
+// consumer's fetch at a follower only when MaxWait passes, however soon the
+// follower replicates new records, so kafka-go's 10 s MaxWait would be 10 s
+// of latency. 500 ms is the Java consumer's fetch.max.wait.ms.
+const readerOldFollowerMaxWait = 500 * time.Millisecond
+
+// readerFollowerWakesFetch is the first Fetch version of brokers known to
+// end a follower's long poll when it replicates records (3.5: Fetch v15;
+// 3.4 has the fix too but shows the same versions as 3.3, which lacks it).
+const readerFollowerWakesFetch = 15
+
+// maxWait returns the long poll of the next fetch: MaxWait, bounded for a
+// follower on a broker older than the fix above.
+func (f *fetcher) maxWait() time.Duration {
+	wait := f.r.config.MaxWait
+	if f.connBroker == f.meta.Leader.ID || wait <= readerOldFollowerMaxWait {
+		return wait
+	}
+	if vs, err := f.conn.apiVersions(); err == nil && vs[protocol.Fetch].Max < readerFollowerWakesFetch {
+		return readerOldFollowerMaxWait
+	}
+	return wait
 }
 
 // fetchFailed handles a fetch error: it resets an out-of-range position

@@ -176,3 +176,28 @@ func TestReaderTopicRecreated(t *testing.T) {
 		errLog.mu.Unlock()
 	}
 }
+
+// A follower on a broker older than 3.5 (Fetch < v15) is long-polled for at
+// most 500 ms: such brokers end a consumer's fetch at a follower only when
+// MaxWait passes, whatever arrives meanwhile (KAFKA-14334).
+func TestReaderRackOldFollowerShortPoll(t *testing.T) {
+	c := rtRackCluster(t, true)
+	c.Broker(2).SetMaxVersion(protocol.Fetch, 13)
+	rtAppend(c, 0, 0, 4)
+	r := rtReader(t, c, func(cfg *ReaderConfig) {
+		cfg.Rack, cfg.MaxBytes = "b", 1
+		cfg.MaxWait = 10 * time.Second
+	})
+	rtExpect(t, r, 0, 4)
+	require.Eventually(t, func() bool {
+		for _, rec := range c.Broker(2).Received(protocol.Fetch) {
+			if rec.Request.(*protocol.FetchRequest).MaxWaitMs == 500 {
+				return true
+			}
+		}
+		return false
+	}, 10*time.Second, 10*time.Millisecond, "no follower fetch with a 500 ms wait")
+	for _, rec := range c.Broker(1).Received(protocol.Fetch) {
+		assert.EqualValues(t, 10000, rec.Request.(*protocol.FetchRequest).MaxWaitMs, "the leader's long poll was cut")
+	}
+}
