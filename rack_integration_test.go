@@ -1112,7 +1112,7 @@ func TestRackIntegrationFollowerPaused(t *testing.T) {
 	// Partition 0 (led in rack a): replicas reordered to [c, b, a], then a
 	// preferred leader election moves its leadership to rack c.
 	ctx := testContext(t, 60*time.Second)
-	admin := dial(t, newDialer(), c.Addr(a))
+	admin := dialController(t, c) // a ZooKeeper cluster reassigns and elects only at its controller
 	var err error
 	h.poll(30*time.Second, "partition 0's replicas reordered", func() bool {
 		err = kafka.RackTestReorderReplicas(ctx, admin, h.topic, 0, []int{cc, h.follower, a})
