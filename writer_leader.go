@@ -83,12 +83,14 @@ func (c *writerCore) watchLeaders(ctx context.Context, abandon context.CancelCau
 	if len(parts) == 0 {
 		return func() {}
 	}
+	// No goroutine until the request is overdue: most are answered in
+	// milliseconds.
 	done := make(chan struct{})
 	start := time.Now()
 	c.workers.Add(1)
-	go func() {
+	first := time.AfterFunc(stallAfter, func() {
 		defer c.workers.Done()
-		t := time.NewTimer(stallAfter)
+		t := time.NewTimer(0)
 		defer t.Stop()
 		for {
 			select {
@@ -123,8 +125,13 @@ func (c *writerCore) watchLeaders(ctx context.Context, abandon context.CancelCau
 			}
 			t.Reset(pollInterval)
 		}
-	}()
-	return func() { close(done) }
+	})
+	return func() {
+		if first.Stop() {
+			c.workers.Done() // the watch never started
+		}
+		close(done)
+	}
 }
 
 // maxPollTargets bounds the brokers one poll asks.
