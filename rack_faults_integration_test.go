@@ -33,7 +33,11 @@ package kafka_test
 // (a Reader's first join not counted), coord = whether the window's fault
 // hits the group coordinator; gap = the longest time a partition whose
 // leader and rack-b replica are both up went without a delivery, and
-// stall = the same for the producer's acknowledgements; xrack = the share
+// stall = the same for the producer's acknowledgements, both leaving out
+// the time a broker the test took down was still in that partition's ISR
+// (an acks=all write cannot complete then, whatever the client; Kafka
+// drops a dead replica after replica.lag.time.max.ms, 4 s on the test
+// cluster, 30 s by default) — raw_gap and raw_stall include it; xrack = the share
 // of the Reader's socket bytes NOT from the rack-b broker, counted only
 // while it is up and in the ISR of every partition, and xrack_after_return
 // the same without the return to it that back allows (at most 5 s from
@@ -115,7 +119,8 @@ type rfSample struct {
 	known  bool // metadata was read
 	leader [rkPartitions]int
 	in2    [rkPartitions]bool // the rack-b broker in the ISR
-	down   map[int]bool       // brokers the test has killed or paused
+	isr    [rkPartitions][]kafka.Broker
+	down   map[int]bool // brokers the test has killed or paused
 	sock   map[string]int64
 	route  [rkPartitions]int // broker the Reader reads each partition from (-1: not read)
 }
@@ -394,6 +399,7 @@ func (h *rfHarness) sample() {
 			epoch[pt.ID] = pt.LeaderEpoch
 			s.leader[pt.ID] = pt.Leader.ID
 			s.in2[pt.ID] = hasBroker(pt.Isr, h.b)
+			s.isr[pt.ID] = pt.Isr
 		}
 	}
 	s.sock = h.sockets.snapshot()
@@ -426,6 +432,22 @@ func (h *rfHarness) samplesCopy() []rfSample {
 // eligible: partition p's leader and the rack-b broker are both up.
 func (h *rfHarness) eligible(s rfSample, p int) bool {
 	return s.known && s.leader[p] >= 0 && !s.down[s.leader[p]] && !s.down[h.b]
+}
+
+// writable: eligible, and no broker the test took down is still in p's
+// ISR. Until the leader drops such a replica (replica.lag.time.max.ms, and
+// on KRaft an election first when the controller froze) an acks=all write
+// cannot complete, whatever the client does, and nothing new can be read.
+func (h *rfHarness) writable(s rfSample, p int) bool {
+	if !h.eligible(s, p) {
+		return false
+	}
+	for _, r := range s.isr[p] {
+		if s.down[r.ID] {
+			return false
+		}
+	}
+	return true
 }
 
 // inISR: the rack-b broker is up and in every partition's ISR.
@@ -597,7 +619,7 @@ func (h *rfHarness) leads(id int) bool {
 
 // maxGap returns the longest time without an event in times (sorted) while
 // partition p is eligible, within [from, to).
-func (h *rfHarness) maxGap(samples []rfSample, p int, times []time.Time, from, to time.Time) (gap time.Duration) {
+func (h *rfHarness) maxGap(samples []rfSample, p int, times []time.Time, from, to time.Time, eligible func(rfSample, int) bool) (gap time.Duration) {
 	// Eligible intervals from consecutive eligible samples.
 	var start time.Time
 	in := false
@@ -629,7 +651,7 @@ func (h *rfHarness) maxGap(samples []rfSample, p int, times []time.Time, from, t
 		}
 	}
 	for _, s := range samples {
-		if h.eligible(s, p) {
+		if eligible(s, p) {
 			if !in {
 				in, start = true, s.at
 			}
@@ -656,8 +678,9 @@ func rfCount(evs []rfEvent, from, to time.Time) int {
 type rfFigures struct {
 	lost, ooo, dup, fetchErr, commErr, prodErr, gens int
 	acked                                            int64
-	gap, stall                                       time.Duration
+	gap, stall                                       time.Duration // while writable
 	gapP, stallP                                     int
+	rawGap, rawStall                                 time.Duration // while eligible, ISR waits included
 	fromB, bytes                                     int64
 	steadyB, steadyBytes                             int64 // outside the return to rack b
 	ready, back                                      time.Time
@@ -683,16 +706,18 @@ func (h *rfHarness) figures(w *rfWindow, samples []rfSample, gens []time.Time) r
 				}
 			}
 		}
-		if g := h.maxGap(samples, p, h.deliver[p], w.gapFrom, gapTo); g > f.gap {
+		if g := h.maxGap(samples, p, h.deliver[p], w.gapFrom, gapTo, h.writable); g > f.gap {
 			f.gap, f.gapP = g, p
 		}
+		f.rawGap = max(f.rawGap, h.maxGap(samples, p, h.deliver[p], w.gapFrom, gapTo, h.eligible))
 		ackTimes := make([]time.Time, len(h.acks[p]))
 		for i, a := range h.acks[p] {
 			ackTimes[i] = a.at
 		}
-		if g := h.maxGap(samples, p, ackTimes, w.gapFrom, gapTo); g > f.stall {
+		if g := h.maxGap(samples, p, ackTimes, w.gapFrom, gapTo, h.writable); g > f.stall {
 			f.stall, f.stallP = g, p
 		}
+		f.rawStall = max(f.rawStall, h.maxGap(samples, p, ackTimes, w.gapFrom, gapTo, h.eligible))
 	}
 	f.ooo = rfCount(h.ooo, w.start, w.end)
 	f.dup = rfCount(h.dups, w.start, w.end)
@@ -1028,11 +1053,11 @@ func TestRackFaultsAcceptance(t *testing.T) {
 		f := h.figures(w, samples, gens)
 		allB, allBytes = allB+f.fromB, allBytes+f.bytes
 		allSB, allSBytes = allSB+f.steadyB, allSBytes+f.steadyBytes
-		t.Logf("RACKFIGURE faults %-16s %5s %6.0f %4d %4d %4d %9d %5d %-6v %-12s %-12s %-22s %-26s %s   (commit_err=%d prod_err=%d)",
+		t.Logf("RACKFIGURE faults %-16s %5s %6.0f %4d %4d %4d %9d %5d %-6v %-12s %-12s %-22s %-26s %s   (commit_err=%d prod_err=%d raw_gap_s=%s raw_stall_s=%s)",
 			w.name, rkSeconds(w.end.Sub(w.start)), float64(f.acked)/w.end.Sub(w.start).Seconds(), f.lost, f.ooo, f.dup, f.fetchErr, f.gens, w.coord,
 			fmt.Sprintf("%s(p%d)", rkSeconds(f.gap), f.gapP), fmt.Sprintf("%s(p%d)", rkSeconds(f.stall), f.stallP),
 			fmt.Sprintf("%.4f(%d)", f.xrack(), f.bytes), fmt.Sprintf("%.4f(%d)", f.xrackSteady(), f.steadyBytes),
-			f.backString(), f.commErr, f.prodErr)
+			f.backString(), f.commErr, f.prodErr, rkSeconds(f.rawGap), rkSeconds(f.rawStall))
 		// The acceptance list of issue 8.
 		assert.Zero(t, f.lost, "%s: acknowledged messages never read", w.name)
 		assert.Zero(t, f.ooo, "%s: messages out of order", w.name)
