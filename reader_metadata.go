@@ -25,7 +25,7 @@ import (
 // Variables so that tests can shorten them.
 var (
 	readerPinnedMetadataInterval  = 30 * time.Second
-	readerCoolingMetadataInterval = 2 * time.Second
+	readerCoolingMetadataInterval = time.Second
 	readerMetadataTick            = 100 * time.Millisecond
 )
 

@@ -346,6 +346,9 @@ func (s *replicaSelector) next(ev routeEvent) routeDecision {
 		}
 	}
 
+	if s.held >= 0 && s.heldReason == reasonCoolingDown && !s.cooldown.cooling(s.held, s.tp(), now) {
+		s.held = -1 // its cooldown ended early (back in the ISR): let the leader name it
+	}
 	d.Broker = s.cur
 	d.Changed = s.cur != prev
 	d.OmitRack = s.cur == s.leader && s.cfg.Rack != "" && s.held >= 0 && now.Before(s.heldUntil)
