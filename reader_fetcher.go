@@ -307,7 +307,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 	r.stats.fetches.observe(1)
 	r.stats.offset.observe(f.offset)
 	fetchOffset := f.offset
-	wait := f.maxWait()
+	wait := f.maxWait(rack)
 	fctx, cancel := context.WithTimeout(ctx, wait+r.config.ReadBatchTimeout)
 	t0 := time.Now()
 	if f.connBroker != f.meta.Leader.ID && r.config.ReplicaStallTimeout < r.config.ReadBatchTimeout {
@@ -371,27 +371,43 @@ func (f *fetcher) step(ctx context.Context) bool {
 	return f.fetchFailed(ctx, broker, err)
 }
 
-// readerOldFollowerMaxWait bounds the long poll of a follower that does not
-// end it when records arrive: brokers before 3.4 (KAFKA-14334) complete a
-// consumer's fetch at a follower only when MaxWait passes, however soon the
-// follower replicates new records, so kafka-go's 10 s MaxWait would be 10 s
-// of latency. 500 ms is the Java consumer's fetch.max.wait.ms.
-const readerOldFollowerMaxWait = 500 * time.Millisecond
+// readerOldBrokerMaxWait bounds the long poll of fetches that old brokers
+// hold for the whole MaxWait (kafka-go's default is 10 s) however soon they
+// could answer, which would be seconds of latency:
+//   - a fetch at a follower, before Kafka 3.4 (KAFKA-14334): a follower
+//     does not end a consumer's long poll when it replicates new records;
+//   - a fetch carrying the client's rack at a leader, before Kafka 3.3: a
+//     leader that names a preferred replica returns no records, and waits
+//     MaxWait before saying so.
+//
+// 500 ms is the Java consumer's fetch.max.wait.ms.
+const readerOldBrokerMaxWait = 500 * time.Millisecond
 
-// readerFollowerWakesFetch is the first Fetch version of brokers known to
-// end a follower's long poll when it replicates records (3.5: Fetch v15;
-// 3.4 has the fix too but shows the same versions as 3.3, which lacks it).
-const readerFollowerWakesFetch = 15
+const (
+	// Fetch v15 arrived in 3.5, the first version told apart from 3.3
+	// (3.4 has the follower fix too, but the same versions as 3.3).
+	readerFollowerWakesFetch = 15
+	// DescribeAcls v3 arrived in 3.3.
+	readerLeaderNamesAtOnceAcls = 3
+)
 
-// maxWait returns the long poll of the next fetch: MaxWait, bounded for a
-// follower on a broker older than the fix above.
-func (f *fetcher) maxWait() time.Duration {
+// maxWait returns the long poll of the next fetch: MaxWait, bounded on old
+// brokers (above).
+func (f *fetcher) maxWait(rack string) time.Duration {
 	wait := f.r.config.MaxWait
-	if f.connBroker == f.meta.Leader.ID || wait <= readerOldFollowerMaxWait {
+	if wait <= readerOldBrokerMaxWait {
 		return wait
 	}
-	if vs, err := f.conn.apiVersions(); err == nil && vs[protocol.Fetch].Max < readerFollowerWakesFetch {
-		return readerOldFollowerMaxWait
+	vs, err := f.conn.apiVersions()
+	if err != nil {
+		return wait
+	}
+	if f.connBroker != f.meta.Leader.ID {
+		if vs[protocol.Fetch].Max < readerFollowerWakesFetch {
+			return readerOldBrokerMaxWait
+		}
+	} else if rack != "" && vs[protocol.DescribeAcls].Max < readerLeaderNamesAtOnceAcls {
+		return readerOldBrokerMaxWait
 	}
 	return wait
 }

@@ -201,3 +201,33 @@ func TestReaderRackOldFollowerShortPoll(t *testing.T) {
 		assert.EqualValues(t, 10000, rec.Request.(*protocol.FetchRequest).MaxWaitMs, "the leader's long poll was cut")
 	}
 }
+
+// A leader older than 3.3 (DescribeAcls < v3) that names a preferred
+// replica first waits MaxWait: fetches carrying the rack to it are
+// long-polled for at most 500 ms; without the rack, for MaxWait.
+func TestReaderRackOldLeaderShortPoll(t *testing.T) {
+	c := rtRackCluster(t, false) // names nobody: the reader stays on the leader
+	c.Broker(1).SetMaxVersion(protocol.DescribeAcls, 2)
+	rtAppend(c, 0, 0, 4)
+	withRack := rtReader(t, c, func(cfg *ReaderConfig) { cfg.Rack, cfg.MaxWait = "b", 10*time.Second })
+	rtExpect(t, withRack, 0, 4)
+	require.Eventually(t, func() bool {
+		for _, rec := range c.Broker(1).Received(protocol.Fetch) {
+			if r := rec.Request.(*protocol.FetchRequest); r.RackID == "b" && r.MaxWaitMs == 500 {
+				return true
+			}
+		}
+		return false
+	}, 10*time.Second, 10*time.Millisecond, "no 500 ms fetch with the rack at the old leader")
+
+	noRack := rtReader(t, c, func(cfg *ReaderConfig) { cfg.MaxWait = 10 * time.Second })
+	rtExpect(t, noRack, 0, 4)
+	n := 0
+	for _, rec := range c.Broker(1).Received(protocol.Fetch) {
+		if r := rec.Request.(*protocol.FetchRequest); r.RackID == "" {
+			n++
+			assert.EqualValues(t, 10000, r.MaxWaitMs, "a fetch without the rack was cut")
+		}
+	}
+	assert.NotZero(t, n, "no fetch without the rack")
+}
