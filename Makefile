@@ -21,7 +21,7 @@ CLUSTER := testing/cluster/kafka-cluster
 WITH_CLUSTER := testing/cluster/with-cluster
 
 # One run of the whole suite, integration tests included, must end within this.
-TEST_TIMEOUT ?= 20m
+TEST_TIMEOUT ?= 30m
 # Extra flags for go test in test, test-unit and test-matrix (CI passes -v to count results), and the
 # packages they test.
 GOTESTFLAGS ?=
