@@ -205,6 +205,9 @@ func TestReaderIntegrationLeaderRestart(t *testing.T) {
 	riProduce(t, c, topic, 3000, 200, nil)
 	errs += riExpect(t, ctx, r, 3000, 200)
 	t.Logf("errors returned to the application: %d", errs)
+	if errs != 0 {
+		t.Errorf("%d errors returned to the application while a leader could be reached (issue 8: retried and logged)", errs)
+	}
 
 	st := r.Stats()
 	if st.Routing[0].Broker == leader && st.Routing[0].Leader != leader {

@@ -1,0 +1,82 @@
+package kafka_test
+
+// Issue 8's metadata faults on the real cluster, with a rack-b Reader: a
+// topic deleted and created again under the same name (a new topic ID,
+// leader epochs from 0), and a partition left without a leader.
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	kafka "github.com/rackfetch/kafka-go"
+	ktesting "github.com/rackfetch/kafka-go/testing"
+)
+
+// The Reader notices the new incarnation, says so, and reads the new topic
+// from its start instead of waiting at the old topic's offset forever.
+func TestReaderIntegrationRecreatedTopic(t *testing.T) {
+	c := requireRackCluster(t)
+	a, b, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "b"), brokerInRack(t, c, "c")
+	assign := []kafka.ReplicaAssignment{{Partition: 0, Replicas: []int{a, b, cc}}}
+	topic := createTopic(t, c, kafka.TopicConfig{ReplicaAssignments: assign})
+	riProduce(t, c, topic, 0, 100, nil)
+	ctx := testContext(t, 120*time.Second)
+	errLog := &riLogger{t: t, prefix: "reader error: "}
+	r := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) { cfg.Rack, cfg.ErrorLogger = "b", errLog })
+	require.Zero(t, riExpect(t, ctx, r, 0, 100))
+
+	require.NoError(t, dialController(t, c).DeleteTopics(topic))
+	eventually(t, 60*time.Second, "the topic recreated", func() bool {
+		err := dialController(t, c).CreateTopics(kafka.TopicConfig{Topic: topic, NumPartitions: -1, ReplicationFactor: -1, ReplicaAssignments: assign})
+		if err != nil {
+			t.Logf("creating %s again: %v", topic, err)
+		}
+		return err == nil
+	})
+	for _, addr := range c.Brokers {
+		eventually(t, 30*time.Second, fmt.Sprintf("topic %s settled on %s", topic, addr), func() bool {
+			ps, err := partitionsOn(addr, topic)
+			return err == nil && settled(ps, 1)
+		})
+	}
+	riProduce(t, c, topic, 0, 50, nil)
+	assert.Zero(t, riExpect(t, ctx, r, 0, 50), "errors returned to the application")
+	assert.NotEmpty(t, errLog.find("deleted and created again"))
+}
+
+// The only replica of a partition dies: metadata names no leader (-1). The
+// Reader keeps asking, returns no error, and reads on once the broker is
+// back, nothing lost or repeated.
+func TestReaderIntegrationLeaderless(t *testing.T) {
+	c := requireRackCluster(t)
+	only := brokerInRack(t, c, "c")
+	topic := createTopic(t, c, kafka.TopicConfig{ReplicaAssignments: []kafka.ReplicaAssignment{{Partition: 0, Replicas: []int{only}}}})
+	riProduce(t, c, topic, 0, 100, nil)
+	ctx := testContext(t, 180*time.Second)
+	r := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) { cfg.Rack, cfg.MaxAttempts = "b", 1 })
+	require.Zero(t, riExpect(t, ctx, r, 0, 100))
+
+	ktesting.KillBroker(t, only)
+	var other string
+	for _, id := range c.BrokerIDs {
+		if id != only {
+			other = c.Addr(id)
+			break
+		}
+	}
+	eventually(t, 60*time.Second, "the partition without a leader", func() bool {
+		ps, err := partitionsOn(other, topic)
+		return err == nil && len(ps) == 1 && ps[0].Leader.ID < 0
+	})
+	ktesting.RestartBroker(t, only)
+	eventually(t, 60*time.Second, "the partition led again", func() bool {
+		ps, err := partitionsOn(other, topic)
+		return err == nil && len(ps) == 1 && ps[0].Leader.ID == only
+	})
+	riProduce(t, c, topic, 100, 50, nil)
+	assert.Zero(t, riExpect(t, ctx, r, 100, 50), "errors returned to the application")
+}
