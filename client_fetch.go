@@ -110,7 +110,7 @@ func (c *Client) Fetch(ctx context.Context, req *FetchRequest) (*FetchResponse, 
 	freq := &protocol.FetchRequest{
 		ReplicaID:      -1,
 		ReplicaEpoch:   -1,
-		MaxWaitMs:      clampMillis(maxWait),
+		MaxWaitMs:      protocol.Millis(maxWait),
 		MinBytes:       int32(req.MinBytes),
 		MaxBytes:       int32(req.MaxBytes),
 		IsolationLevel: int8(req.IsolationLevel),
@@ -184,7 +184,7 @@ func (c *Client) clientFetchListOffset(ctx context.Context, leader Broker, topic
 				Timestamp:          which,
 			}},
 		}},
-		TimeoutMs: clampMillis(c.clientBrokerTimeout(ctx, defaultProduceTimeout)),
+		TimeoutMs: protocol.Millis(c.clientBrokerTimeout(ctx, defaultProduceTimeout)),
 	}
 	r, err := responseAs[*protocol.ListOffsetsResponse](c.roundTrip(ctx, brokerAddr(leader), req))
 	if err != nil {

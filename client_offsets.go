@@ -316,7 +316,7 @@ func clientOffsetsTimeoutMs(ctx context.Context) int32 {
 	if deadline, ok := ctx.Deadline(); ok {
 		d = time.Until(deadline)
 	}
-	return clampMillis(d)
+	return protocol.Millis(d)
 }
 
 // OffsetFetchRequest is the input of Client.OffsetFetch.

@@ -155,7 +155,7 @@ func (c *Client) clientProduceSend(ctx context.Context, method string, addr net.
 		return fail(err)
 	}
 	// The broker's own time limit: half the Client's timeout, as kafka-go.
-	timeoutMs := clampMillis(c.clientBrokerTimeout(ctx, defaultProduceTimeout))
+	timeoutMs := protocol.Millis(c.clientBrokerTimeout(ctx, defaultProduceTimeout))
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 

@@ -64,7 +64,7 @@ func (c *Client) ElectLeaders(ctx context.Context, req *ElectLeadersRequest) (*E
 	preq := &protocol.ElectLeadersRequest{
 		ElectionType:    protocol.ElectionTypePreferred,
 		TopicPartitions: []protocol.ElectLeadersRequestTopic{{Topic: req.Topic, Partitions: partitions}},
-		TimeoutMs:       clampMillis(req.Timeout),
+		TimeoutMs:       protocol.Millis(req.Timeout),
 	}
 
 	resp, err := responseAs[*protocol.ElectLeadersResponse](c.sendToController(ctx, req.Addr, preq))
@@ -144,7 +144,7 @@ func (c *Client) AlterPartitionReassignments(ctx context.Context, req *AlterPart
 	if req == nil {
 		return nil, errors.New("altering partition reassignments: nil request")
 	}
-	preq := &protocol.AlterPartitionReassignmentsRequest{TimeoutMs: clampMillis(req.Timeout)}
+	preq := &protocol.AlterPartitionReassignmentsRequest{TimeoutMs: protocol.Millis(req.Timeout)}
 	pos := map[string]int{} // topic's index in preq.Topics, in order of first use
 	for _, a := range req.Assignments {
 		topic := a.Topic
@@ -237,7 +237,7 @@ func (c *Client) ListPartitionReassignments(ctx context.Context, req *ListPartit
 	if req == nil {
 		return nil, errors.New("listing partition reassignments: nil request")
 	}
-	preq := &protocol.ListPartitionReassignmentsRequest{TimeoutMs: clampMillis(req.Timeout)}
+	preq := &protocol.ListPartitionReassignmentsRequest{TimeoutMs: protocol.Millis(req.Timeout)}
 	for _, name := range clientSortedKeys(req.Topics) {
 		preq.Topics = append(preq.Topics, protocol.ListPartitionReassignmentsRequestTopic{
 			Name:             name,

@@ -46,7 +46,7 @@ func (c *Client) CreateTopics(ctx context.Context, req *CreateTopicsRequest) (*C
 		return nil, errors.New("creating topics: nil request")
 	}
 	preq := &protocol.CreateTopicsRequest{
-		TimeoutMs:    clampMillis(c.clientBrokerTimeout(ctx, defaultCreateTopicsTimeout)),
+		TimeoutMs:    protocol.Millis(c.clientBrokerTimeout(ctx, defaultCreateTopicsTimeout)),
 		ValidateOnly: req.ValidateOnly,
 	}
 	if len(req.Topics) > 0 {
@@ -111,7 +111,7 @@ func (c *Client) DeleteTopics(ctx context.Context, req *DeleteTopicsRequest) (*D
 	}
 	preq := &protocol.DeleteTopicsRequest{
 		TopicNames: req.Topics, // v1-5
-		TimeoutMs:  clampMillis(c.clientBrokerTimeout(ctx, defaultDeleteTopicsTimeout)),
+		TimeoutMs:  protocol.Millis(c.clientBrokerTimeout(ctx, defaultDeleteTopicsTimeout)),
 	}
 	for _, name := range req.Topics { // v6+
 		preq.Topics = append(preq.Topics, protocol.DeleteTopicsRequestTopic{Name: name})
@@ -185,7 +185,7 @@ func (c *Client) CreatePartitions(ctx context.Context, req *CreatePartitionsRequ
 		return nil, errors.New("creating partitions: nil request")
 	}
 	preq := &protocol.CreatePartitionsRequest{
-		TimeoutMs:    clampMillis(c.clientBrokerTimeout(ctx, defaultCreatePartitionsTimeout)),
+		TimeoutMs:    protocol.Millis(c.clientBrokerTimeout(ctx, defaultCreatePartitionsTimeout)),
 		ValidateOnly: req.ValidateOnly,
 	}
 	for _, t := range req.Topics {

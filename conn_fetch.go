@@ -151,7 +151,7 @@ func (c *Conn) fetch(ctx context.Context, offset int64, cfg ReadBatchConfig, max
 	req := &protocol.FetchRequest{
 		ReplicaID:      -1,
 		ReplicaEpoch:   -1,
-		MaxWaitMs:      clampMillis(maxWait),
+		MaxWaitMs:      protocol.Millis(maxWait),
 		MinBytes:       int32(cfg.MinBytes),
 		MaxBytes:       int32(cfg.MaxBytes),
 		IsolationLevel: int8(cfg.IsolationLevel),
@@ -240,15 +240,4 @@ func (c *Conn) topicID(ctx context.Context) ([16]byte, error) {
 		}
 	}
 	return [16]byte{}, fmt.Errorf("looking up the id of topic %q: %w", c.topic, UnknownTopicOrPartition)
-}
-
-func clampMillis(d time.Duration) int32 {
-	ms := d.Milliseconds()
-	switch {
-	case ms < 0:
-		return 0
-	case ms > math.MaxInt32:
-		return math.MaxInt32
-	}
-	return int32(ms)
 }

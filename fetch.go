@@ -2,22 +2,22 @@ package kafka
 
 import (
 	"errors"
+	"fmt"
 	"io"
 
-	"github.com/rackfetch/kafka-go/compress"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
-// The fetch path of the Reader: turning one fetched Batch into Messages.
+// The fetch path of the Reader: turning one fetched partition into
+// Messages.
 //
-// Records decoded by a Batch alias its response buffer, which goes back to
-// the Conn on Close, or its decompression buffer, which the next compressed
-// batch reuses. The Reader hands messages to the application long after
-// that, so they are copied out; to keep allocations per batch rather than
-// per record, every key, value and header value of a batch is copied into
-// one buffer (one per decFlush bytes), the messages into one slice and the
-// headers into one more. A message kept by the application keeps that
-// buffer alive.
+// Messages point into the fetch response: keys, values and headers of
+// uncompressed batches alias the response frame, those of compressed
+// batches the buffer the batch was decompressed into. Neither buffer is
+// ever reused (the engine reads every response into a fresh one, the
+// record reader decompresses every batch into a fresh one), so no record
+// is copied; a Message the application keeps keeps its buffer alive, as a
+// kafka-go Message keeps the bytes it was given.
 
 // fetchedBatch is what one fetch of one partition produced.
 type fetchedBatch struct {
@@ -35,129 +35,74 @@ type fetchedBatch struct {
 	lastOffset int64
 }
 
-// batchDecoder decodes batches; it keeps scratch space across batches so
-// that decoding allocates per batch, not per record. One per fetcher.
-//
-// The Batch reuses its decompression buffer and headers array
-// (protocol.RecordReadOptions.ReuseBuffers), so a record is only valid
-// until the next one is read. Keys and values of uncompressed batches
-// alias the response buffer, which lasts until the Batch is closed, and are
-// kept as they are; those of compressed batches are copied at once into the
-// scratch buffer. The messages get one exact copy of either at the end, or
-// whenever the scratch buffer fills up (decFlush), which bounds it.
-type batchDecoder struct {
-	recs    []protocol.Record
-	hdrs    []protocol.RecordHeader
-	scratch []byte
+// partitionDecoder decodes fetched partitions; one per fetcher, so that
+// its record reader's state is reused.
+type partitionDecoder struct {
+	records protocol.RecordReader
 }
 
-const (
-	// decFlush is how many scratch bytes make the decoder build the
-	// messages of the records decoded so far.
-	decFlush = 1 << 20
-	// decMaxScratch bounds the scratch buffer kept after a batch (a
-	// single record may be larger than decFlush).
-	decMaxScratch = 8 << 20
-)
-
-// decode reads every record of b into messages the caller owns. err is the
-// batch's error (nil at a clean end); records before an error are still
-// returned, so nothing fetched is dropped.
-func (d *batchDecoder) decode(b *Batch) (fb fetchedBatch, err error) {
-	fb.epoch, fb.lastOffset = -1, -1
-	d.recs, d.hdrs, d.scratch = d.recs[:0], d.hdrs[:0], d.scratch[:0]
+// decode reads every record of p, fetched at offset from broker with
+// partition max bytes partMax, into messages. err is the partition's error (nil at a clean end); records
+// before an error are still returned, so nothing fetched is dropped.
+func (d *partitionDecoder) decode(p *protocol.FetchResponsePartition, topic string, partition int, offset int64, isolation IsolationLevel, broker, partMax int) (fb fetchedBatch, err error) {
+	fb.epoch, fb.lastOffset, fb.next = -1, -1, offset
+	if p.ErrorCode != 0 {
+		return fb, fmt.Errorf("fetching %s/%d at offset %d from broker %d: %w", topic, partition, offset, broker, Error(p.ErrorCode))
+	}
+	// Nothing past the high watermark (or, reading committed, the last
+	// stable offset) is ever handed out, whatever the broker sent.
+	limit := p.HighWatermark
+	if isolation == ReadCommitted && p.LastStableOffset >= 0 {
+		limit = p.LastStableOffset
+	}
+	if limit <= 0 || len(p.Records) == 0 {
+		return fb, nil
+	}
+	opts := protocol.RecordReadOptions{MinOffset: offset, MaxOffset: limit, IsolationLevel: int8(isolation)}
+	for _, a := range p.AbortedTransactions {
+		opts.AbortedTransactions = append(opts.AbortedTransactions, protocol.AbortedTransaction{ProducerID: a.ProducerID, FirstOffset: a.FirstOffset})
+	}
+	r := &d.records
+	r.Reset(p.Records, opts)
+	defer r.Reset(nil, protocol.RecordReadOptions{}) // drop the aliases
 	for {
-		rec, e := b.next()
+		rec, e := r.Next()
 		if e != nil {
 			if !errors.Is(e, io.EOF) {
-				err = e
+				err = fmt.Errorf("decoding %s/%d: %w", topic, partition, e)
+			} else if size, ok := r.NeedMoreBytes(); ok && len(fb.msgs) == 0 && len(p.Records) >= partMax {
+				// A batch cut short by the response's limit (the
+				// Reader's budget, other partitions first) is only
+				// fetched again; one cut by the partition's own limit
+				// will be cut there forever.
+				err = fmt.Errorf("fetching %s/%d at offset %d: the record batch there (%d bytes) is larger than the fetch's max bytes: %w",
+					topic, partition, max(fb.next, r.NextOffset()), size, MessageSizeTooLarge)
 			}
 			break
 		}
-		h := b.records.Batch()
-		fb.epoch = h.PartitionLeaderEpoch
+		if fb.msgs == nil {
+			// Sized from the bytes: at least ~70 bytes a record on the wire.
+			fb.msgs = make([]Message, 0, min(len(p.Records)/70+1, 1<<16))
+		}
+		fb.epoch = r.Batch().PartitionLeaderEpoch
 		fb.lastOffset = rec.Offset
 		fb.bytes += int64(len(rec.Key) + len(rec.Value))
-		if len(rec.Headers) > 0 {
-			start := len(d.hdrs)
-			d.hdrs = append(d.hdrs, rec.Headers...)
-			rec.Headers = d.hdrs[start:len(d.hdrs):len(d.hdrs)]
-		}
-		if h.Compression() != compress.None {
-			// Slices into an outgrown scratch array stay valid: nothing
-			// is written over before the next flush.
-			rec.Key, rec.Value = d.keep(rec.Key), d.keep(rec.Value)
-			for i := range rec.Headers {
-				rec.Headers[i].Value = d.keep(rec.Headers[i].Value)
-			}
-		}
-		d.recs = append(d.recs, rec)
-		if len(d.scratch) >= decFlush {
-			d.flush(b, &fb)
-		}
+		fb.msgs = append(fb.msgs, Message{
+			Topic:         topic,
+			Partition:     partition,
+			Offset:        rec.Offset,
+			HighWaterMark: p.HighWatermark,
+			Time:          rec.Time(),
+			Key:           rec.Key,
+			Value:         rec.Value,
+			Headers:       rec.Headers,
+		})
 	}
-	fb.next = b.offset
-	d.flush(b, &fb)
-	if cap(d.scratch) > decMaxScratch {
-		d.scratch = nil
+	if n := r.NextOffset(); n > fb.next {
+		fb.next = n
+	}
+	if fb.lastOffset >= fb.next {
+		fb.next = fb.lastOffset + 1
 	}
 	return fb, err
-}
-
-// keep copies p into the scratch buffer.
-func (d *batchDecoder) keep(p []byte) []byte {
-	if p == nil {
-		return nil
-	}
-	start := len(d.scratch)
-	d.scratch = append(d.scratch, p...)
-	return d.scratch[start:len(d.scratch):len(d.scratch)]
-}
-
-// flush appends the messages of the records decoded so far to fb.msgs,
-// copying their bytes into one buffer, and empties the scratch space.
-func (d *batchDecoder) flush(b *Batch, fb *fetchedBatch) {
-	if len(d.recs) == 0 {
-		return
-	}
-	size := 0
-	for i := range d.recs {
-		rec := &d.recs[i]
-		size += len(rec.Key) + len(rec.Value)
-		for _, h := range rec.Headers {
-			size += len(h.Value)
-		}
-	}
-	buf := make([]byte, 0, size)
-	var hdrs []Header
-	if len(d.hdrs) > 0 {
-		hdrs = make([]Header, 0, len(d.hdrs))
-	}
-	if fb.msgs == nil {
-		fb.msgs = make([]Message, 0, len(d.recs))
-	}
-	for i := range d.recs {
-		rec := &d.recs[i]
-		m := Message{
-			Topic:         b.topic,
-			Partition:     b.partition,
-			Offset:        rec.Offset,
-			HighWaterMark: b.highWaterMark,
-			Time:          rec.Time(),
-			Key:           clip(&buf, rec.Key),
-			Value:         clip(&buf, rec.Value),
-		}
-		if len(rec.Headers) > 0 {
-			start := len(hdrs)
-			for _, h := range rec.Headers {
-				hdrs = append(hdrs, Header{Key: h.Key, Value: clip(&buf, h.Value)})
-			}
-			m.Headers = hdrs[start:len(hdrs):len(hdrs)]
-		}
-		fb.msgs = append(fb.msgs, m)
-	}
-	// Drop the aliases into the response buffer before it is reused.
-	clear(d.recs)
-	clear(d.hdrs)
-	d.recs, d.hdrs, d.scratch = d.recs[:0], d.hdrs[:0], d.scratch[:0]
 }

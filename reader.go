@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/rackfetch/kafka-go/internal/fetchengine"
 )
 
 var (
@@ -45,6 +47,8 @@ type Reader struct {
 	cooldown *cooldownCache
 	stats    *readerStats
 	queue    readerQueue
+	engine   *fetchengine.Engine // reader_engine.go
+	addrs    brokerAddrs
 
 	// stctx lives as long as the Reader; Close cancels it.
 	stctx context.Context
@@ -92,6 +96,8 @@ func NewReader(config ReaderConfig) *Reader {
 		cancel:   func() {},
 	}
 	r.queue.init(config.QueueCapacity)
+	r.engine = r.newEngine()
+	r.queue.onFree = r.engine.RoomFreed
 	if config.Rack != "" {
 		r.join.Add(1)
 		go func() {
@@ -128,6 +134,7 @@ func (r *Reader) Close() error {
 		r.group.wait()
 	}
 	r.queue.close()
+	r.engine.Close()
 	r.cluster.close()
 	return nil
 }
@@ -535,21 +542,37 @@ func (r *Reader) errorf(format string, args ...interface{}) {
 }
 
 // readerQueue hands fetched messages to the application. Fetchers push
-// runs of one partition's messages (never more than the free capacity, so
-// at most QueueCapacity messages wait), the application pops one message
-// or a whole run. Every run carries the generation of the fetcher that
-// pushed it: a new generation (SetOffset, rebalance) drops what is queued
-// and refuses runs of older ones, so no stale message is ever returned.
+// the messages of one fetch of one partition as one run, without waiting;
+// the application pops one message or a whole run (in pieces of at most
+// QueueCapacity messages). A fetcher then waits, before its partition's
+// next fetch, until the application has taken all but its last fetch
+// (waitTaken), and the engine asks for no more bytes than the Reader's
+// budget leaves (bufferedBytes), so what waits here is bounded by both.
+// Every run carries the generation of the fetcher that pushed it: a new
+// generation (SetOffset, rebalance) drops what is queued and refuses runs
+// of older ones, so no stale message is ever returned.
 type readerQueue struct {
 	mu       sync.Mutex
 	gen      int64
 	runs     []*queuedRun // FIFO from head
 	head     int
-	count    int // messages queued
+	count    int   // messages queued
+	bytes    int64 // their keys and values
 	capacity int
 	closed   bool
 	dataWait chan struct{} // closed when something is pushed
-	roomWait chan struct{} // closed when room frees up
+	// perPart counts the queued messages of each partition; takenWait
+	// holds the fetchers waiting for theirs to drop (waitTaken).
+	perPart   map[topicPartition]int
+	takenWait map[topicPartition]*takenWaiter
+	// onFree is called when a run has been taken (the engine may have
+	// room for another fetch).
+	onFree func()
+}
+
+type takenWaiter struct {
+	limit int
+	ch    chan struct{}
 }
 
 // queuedRun is consecutive messages of one partition from one fetch, or
@@ -566,7 +589,11 @@ type queuedRun struct {
 
 var errStaleGeneration = errors.New("kafka reader: stale fetcher generation")
 
-func (q *readerQueue) init(capacity int) { q.capacity = capacity }
+func (q *readerQueue) init(capacity int) {
+	q.capacity = capacity
+	q.perPart = map[topicPartition]int{}
+	q.takenWait = map[topicPartition]*takenWaiter{}
+}
 
 func (q *readerQueue) len() int {
 	q.mu.Lock()
@@ -574,14 +601,23 @@ func (q *readerQueue) len() int {
 	return q.count
 }
 
+// bufferedBytes returns the bytes of keys and values waiting.
+func (q *readerQueue) bufferedBytes() int64 {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.bytes
+}
+
 // reset starts generation gen, dropping everything queued.
 func (q *readerQueue) reset(gen int64) {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	q.gen = gen
 	clear(q.runs)
-	q.runs, q.head, q.count = q.runs[:0], 0, 0
-	q.wakeRoom()
+	q.runs, q.head, q.count, q.bytes = q.runs[:0], 0, 0, 0
+	clear(q.perPart)
+	q.wakeAllTaken()
+	q.mu.Unlock()
+	q.freed()
 }
 
 func (q *readerQueue) close() {
@@ -589,7 +625,7 @@ func (q *readerQueue) close() {
 	defer q.mu.Unlock()
 	q.closed = true
 	q.wakeData()
-	q.wakeRoom()
+	q.wakeAllTaken()
 }
 
 func (q *readerQueue) wakeData() {
@@ -599,18 +635,44 @@ func (q *readerQueue) wakeData() {
 	}
 }
 
-func (q *readerQueue) wakeRoom() {
-	if q.roomWait != nil {
-		close(q.roomWait)
-		q.roomWait = nil
+func (q *readerQueue) wakeAllTaken() {
+	for tp, w := range q.takenWait {
+		close(w.ch)
+		delete(q.takenWait, tp)
 	}
 }
 
-// push queues msgs (one partition, in order) for generation gen, waiting
-// for room. It fails when the generation is over, the queue closed or ctx
-// done; then the caller stops.
-func (q *readerQueue) push(ctx context.Context, gen int64, topic string, partition int, hw int64, msgs []Message) error {
-	for len(msgs) > 0 {
+func (q *readerQueue) freed() {
+	if q.onFree != nil {
+		q.onFree()
+	}
+}
+
+// push queues msgs (one partition, in order; size: their keys and values)
+// for generation gen. It fails when the generation is over or the queue
+// closed; then the caller stops.
+func (q *readerQueue) push(gen int64, tp topicPartition, hw int64, msgs []Message, size int64) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	switch {
+	case q.closed:
+		return io.ErrClosedPipe
+	case gen != q.gen:
+		return errStaleGeneration
+	}
+	q.runs = append(q.runs, &queuedRun{gen: gen, topic: tp.topic, partition: tp.partition, hw: hw, msgs: msgs})
+	q.count += len(msgs)
+	q.bytes += size
+	q.perPart[tp] += len(msgs)
+	q.wakeData()
+	return nil
+}
+
+// waitTaken waits until at most limit messages of tp wait in the queue,
+// calling before first if it has to wait. It fails when the generation is
+// over, the queue closed or ctx done.
+func (q *readerQueue) waitTaken(ctx context.Context, gen int64, tp topicPartition, limit int, before func()) error {
+	for called := false; ; {
 		q.mu.Lock()
 		switch {
 		case q.closed:
@@ -619,28 +681,43 @@ func (q *readerQueue) push(ctx context.Context, gen int64, topic string, partiti
 		case gen != q.gen:
 			q.mu.Unlock()
 			return errStaleGeneration
-		}
-		if room := q.capacity - q.count; room > 0 {
-			n := min(room, len(msgs))
-			q.runs = append(q.runs, &queuedRun{gen: gen, topic: topic, partition: partition, hw: hw, msgs: msgs[:n:n]})
-			q.count += n
-			msgs = msgs[n:]
-			q.wakeData()
+		case q.perPart[tp] <= limit:
 			q.mu.Unlock()
-			continue
+			return nil
 		}
-		if q.roomWait == nil {
-			q.roomWait = make(chan struct{})
-		}
-		wait := q.roomWait
+		w := &takenWaiter{limit: limit, ch: make(chan struct{})}
+		q.takenWait[tp] = w
 		q.mu.Unlock()
+		if !called {
+			called = true
+			before()
+		}
 		select {
-		case <-wait:
+		case <-w.ch:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
-	return nil
+}
+
+// taken accounts for msgs of tp leaving the queue; q.mu must be held.
+func (q *readerQueue) taken(tp topicPartition, msgs []Message) {
+	var size int64
+	for i := range msgs {
+		size += int64(len(msgs[i].Key) + len(msgs[i].Value))
+	}
+	q.count -= len(msgs)
+	q.bytes -= size
+	n := q.perPart[tp] - len(msgs)
+	if n <= 0 {
+		delete(q.perPart, tp)
+	} else {
+		q.perPart[tp] = n
+	}
+	if w := q.takenWait[tp]; w != nil && n <= w.limit {
+		close(w.ch)
+		delete(q.takenWait, tp)
+	}
 }
 
 // unpop puts m, just popped, back at the head of the queue if its
@@ -662,6 +739,8 @@ func (q *readerQueue) unpop(gen int64, m Message, hw int64) {
 		q.runs[0] = run
 	}
 	q.count++
+	q.bytes += int64(len(m.Key) + len(m.Value))
+	q.perPart[topicPartition{m.Topic, m.Partition}]++
 	q.wakeData()
 }
 
@@ -714,16 +793,6 @@ func (q *readerQueue) dropFront() {
 	}
 }
 
-// took accounts for n messages leaving the queue; q.mu must be held. The
-// fetchers waiting for room are woken once half the queue is free, so
-// they push large runs rather than one message at a time.
-func (q *readerQueue) took(n int) {
-	q.count -= n
-	if q.count <= q.capacity/2 {
-		q.wakeRoom()
-	}
-}
-
 // pop returns the next message, the high watermark of its fetch and its
 // generation.
 func (q *readerQueue) pop(ctx context.Context) (Message, int64, int64, error) {
@@ -731,32 +800,48 @@ func (q *readerQueue) pop(ctx context.Context) (Message, int64, int64, error) {
 	if err != nil {
 		return Message{}, 0, 0, err
 	}
-	defer q.mu.Unlock()
 	if run.err != nil {
 		q.dropFront()
+		q.mu.Unlock()
 		return Message{}, 0, run.gen, run.err
 	}
 	m := run.msgs[run.next]
 	run.next++
-	if run.next == len(run.msgs) {
+	q.taken(topicPartition{run.topic, run.partition}, []Message{m})
+	done := run.next == len(run.msgs)
+	if done {
 		q.dropFront()
 	}
-	q.took(1)
+	q.mu.Unlock()
+	if done {
+		q.freed()
+	}
 	return m, run.hw, run.gen, nil
 }
 
-// popBatch returns the rest of the first run.
+// popBatch returns the rest of the first run, at most QueueCapacity
+// messages of it.
 func (q *readerQueue) popBatch(ctx context.Context) (*MessageBatch, int64, error) {
 	run, err := q.front(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer q.mu.Unlock()
-	q.dropFront()
 	if run.err != nil {
+		q.dropFront()
+		q.mu.Unlock()
 		return nil, run.gen, run.err
 	}
-	msgs := run.msgs[run.next:]
-	q.took(len(msgs))
+	end := min(len(run.msgs), run.next+q.capacity)
+	msgs := run.msgs[run.next:end:end]
+	run.next = end
+	q.taken(topicPartition{run.topic, run.partition}, msgs)
+	done := run.next == len(run.msgs)
+	if done {
+		q.dropFront()
+	}
+	q.mu.Unlock()
+	if done {
+		q.freed()
+	}
 	return &MessageBatch{Topic: run.topic, Partition: run.partition, HighWaterMark: run.hw, Messages: msgs}, run.gen, nil
 }

@@ -50,8 +50,22 @@ type ReaderConfig struct {
 	Dialer *Dialer
 
 	// The capacity of the internal message queue, defaults to 100 if none is
-	// set. It bounds how many fetched messages wait for the application.
+	// set. A partition is fetched again once no more than QueueCapacity of
+	// its messages, or than its last fetch brought, wait for the
+	// application (one fetch ahead), and FetchBatch returns at most
+	// QueueCapacity messages at a time. MaxBufferedBytes bounds the bytes.
 	QueueCapacity int
+
+	// MaxBufferedBytes bounds the bytes (keys and values) the Reader
+	// fetches ahead of the application, over all its partitions: a fetch
+	// asks the broker for no more than what is left of it, and none is
+	// sent while less than a quarter is left (unless nothing waits). The
+	// broker may return one record batch beyond it, so that reading
+	// progresses; each fetched message costs about 150 bytes more.
+	// MaxBytes still bounds one partition in one fetch.
+	//
+	// Default: 64 MiB
+	MaxBufferedBytes int
 
 	// MinBytes indicates to the broker the minimum batch size that the
 	// consumer will accept. Setting a high minimum when consuming from a
@@ -287,6 +301,9 @@ func (config *ReaderConfig) Validate() error {
 	if config.RackPreferenceTTL < 0 {
 		return fmt.Errorf("RackPreferenceTTL out of bounds: %v", config.RackPreferenceTTL)
 	}
+	if config.MaxBufferedBytes < 0 {
+		return fmt.Errorf("invalid negative MaxBufferedBytes (%d)", config.MaxBufferedBytes)
+	}
 	if config.ReplicaStallTimeout < 0 {
 		return fmt.Errorf("ReplicaStallTimeout out of bounds: %v", config.ReplicaStallTimeout)
 	}
@@ -330,6 +347,9 @@ func (config ReaderConfig) withDefaults() ReaderConfig {
 	}
 	if config.ReadBackoffMax == 0 {
 		config.ReadBackoffMax = defaultReadBackoffMax
+	}
+	if config.MaxBufferedBytes <= 0 {
+		config.MaxBufferedBytes = defaultReaderMaxBufferedBytes
 	}
 	if config.QueueCapacity <= 0 {
 		config.QueueCapacity = defaultReaderQueueCapacity

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rackfetch/kafka-go/internal/fetchengine"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
@@ -46,13 +47,14 @@ type fetcher struct {
 	metaSeen uint64 // the Reader's metadata version last handed to the router
 	topicGen int    // the topic's incarnation (cluster.topicID) being read
 
-	conn       *Conn
-	connBroker int
+	// served: the broker that served the last fetch (-1: none), for the
+	// route in the stats.
+	served, servedLeader int
 	// omitRack: the router asks for fetches without the client rack (the
 	// leader keeps naming a replica it refuses).
 	omitRack bool
 
-	dec      batchDecoder
+	dec      partitionDecoder
 	errs     int // consecutive failures, for the backoff
 	failures int // consecutive failures to reach the partition, for MaxAttempts
 	// unknownSince: when the partition's topic started being unknown to
@@ -61,12 +63,12 @@ type fetcher struct {
 }
 
 func newFetcher(r *Reader, tp topicPartition, offset int64, gen int64) *fetcher {
-	return &fetcher{r: r, tp: tp, gen: gen, offset: offset, epoch: -1, now: time.Now, routed: -1, connBroker: -1}
+	return &fetcher{r: r, tp: tp, gen: gen, offset: offset, epoch: -1, now: time.Now, routed: -1, served: -1}
 }
 
 // run fetches until ctx ends or the generation is over.
 func (f *fetcher) run(ctx context.Context) {
-	defer f.closeConn()
+	defer f.release()
 	defer f.r.stats.setRoute(f.tp, -1, "", f.meta.Leader.ID)
 	if !f.init(ctx) {
 		return
@@ -144,7 +146,6 @@ func (f *fetcher) recreated(ctx context.Context) bool {
 	f.r.stats.errors.observe(1)
 	f.r.errorf("kafka reader: partition %s: the topic was deleted and created again (topic ID %x): reading the new topic from %s, not offset %d of the old one",
 		f.tp, id, humanOffset(max(f.r.config.StartOffset, FirstOffset)), f.offset)
-	f.closeConn() // its topic ID cache names the old topic
 	f.newRouter(p)
 	f.offset, f.epoch = FirstOffset, -1
 	if f.r.config.StartOffset == LastOffset {
@@ -210,13 +211,6 @@ func readerRetriable(err error) bool {
 	return true
 }
 
-func (f *fetcher) closeConn() {
-	if f.conn != nil {
-		f.conn.Close()
-		f.conn, f.connBroker = nil, -1
-	}
-}
-
 // broker returns the address of broker id: from the partition's replicas,
 // else from the cluster's broker list.
 func (f *fetcher) broker(id int) (Broker, bool) {
@@ -231,37 +225,11 @@ func (f *fetcher) broker(id int) (Broker, bool) {
 	return f.r.cluster.broker(id)
 }
 
-// dial connects to the broker the router names, if not connected to it.
-func (f *fetcher) dial(ctx context.Context) error {
-	id := f.router.current()
-	if f.conn != nil && f.connBroker == id && !f.conn.isBroken() {
-		return nil
-	}
-	f.closeConn()
-	b, ok := f.broker(id)
-	if !ok {
-		return fmt.Errorf("dialing broker %d for %s: %w", id, f.tp, BrokerNotAvailable)
-	}
-	// A broker that accepts TCP but never answers (a frozen process) must
-	// not hold the fetcher: a follower's dial and handshake are under the
-	// stall timeout (the leader is there to go back to), a leader's under
-	// the time a fetch of it may take.
-	limit := f.r.config.MaxWait + f.r.config.ReadBatchTimeout
-	if id != f.meta.Leader.ID {
-		limit = f.r.config.ReplicaStallTimeout
-	}
-	dctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	t0 := time.Now()
-	conn, err := f.r.cluster.dialData(dctx, b, f.meta)
-	f.r.stats.dials.observe(1)
-	f.r.stats.dialTime.observeDuration(time.Since(t0))
-	if err != nil {
-		return err
-	}
-	f.conn, f.connBroker = conn, id
-	f.r.stats.setRoute(f.tp, id, b.Rack, f.meta.Leader.ID)
-	return nil
+// release tells the engine the partition will not ask for a fetch soon
+// (it backs off, refreshes metadata, waits for the application): the
+// broker's loop does not hold its next fetch for it.
+func (f *fetcher) release() {
+	f.r.engine.Release(f.tp.topic, int32(f.tp.partition))
 }
 
 // step runs one fetch and acts on it; it reports false when the fetcher
@@ -284,48 +252,40 @@ func (f *fetcher) step(ctx context.Context) bool {
 		}
 	}
 	broker := f.router.current()
-	if err := f.dial(ctx); err != nil {
-		if ctx.Err() != nil {
-			return false
-		}
-		r.stats.errors.observe(1)
-		r.errorf("kafka reader: partition %s: dialing broker %d: %v", f.tp, broker, err)
-		if !f.failed(err) {
-			return false
-		}
-		f.errs++
-		return f.decide(ctx, routeEvent{Kind: eventDialFailed, Broker: broker, Now: f.now(), Err: err}, r.backoff(f.errs))
-	}
-
-	// Every fetch carries the client's rack, unless the router asks the
-	// leader to serve the records itself.
-	rack := r.config.Rack
-	if f.omitRack {
-		rack = ""
-	}
-	cfg := ReadBatchConfig{MinBytes: r.config.MinBytes, MaxBytes: r.config.MaxBytes, IsolationLevel: r.config.IsolationLevel}
+	w := f.want(broker)
 	r.stats.fetches.observe(1)
 	r.stats.offset.observe(f.offset)
 	fetchOffset := f.offset
-	wait := f.maxWait(rack)
-	fctx, cancel := context.WithTimeout(ctx, wait+r.config.ReadBatchTimeout)
 	t0 := time.Now()
-	if f.connBroker != f.meta.Leader.ID && r.config.ReplicaStallTimeout < r.config.ReadBatchTimeout {
-		// A follower that stays silent is left for the leader early.
-		fctx = withResponseStart(fctx, t0.Add(wait+r.config.ReplicaStallTimeout))
-	}
-	batch := f.conn.fetch(fctx, fetchOffset, cfg, wait, rack)
-	cancel()
+	res := r.engine.Fetch(ctx, broker, w)
 	t1 := time.Now()
+	if ctx.Err() != nil {
+		return false
+	}
+	if res.DialFailed {
+		r.stats.errors.observe(1)
+		r.errorf("kafka reader: partition %s: dialing broker %d: %v", f.tp, broker, res.Err)
+		if !f.failed(res.Err) {
+			return false
+		}
+		f.errs++
+		return f.decide(ctx, routeEvent{Kind: eventDialFailed, Broker: broker, Now: f.now(), Err: res.Err}, r.backoff(f.errs))
+	}
 	r.stats.waitTime.observeDuration(t1.Sub(t0))
+	if res.Err != nil {
+		return f.fetchFailed(ctx, broker, res.Err)
+	}
 
-	fb, err := f.dec.decode(batch)
-	hw, preferred, size := batch.HighWaterMark(), batch.PreferredReadReplica(), int64(len(batch.body))
-	batch.Close()
-	if size > 0 {
-		b, _ := f.broker(f.connBroker)
-		same := r.config.Rack != "" && b.Rack == r.config.Rack
-		r.stats.fetchedBytes(f.tp, size, same)
+	p := res.Partition
+	fb, err := f.dec.decode(p, f.tp.topic, f.tp.partition, fetchOffset, r.config.IsolationLevel, broker, int(w.MaxBytes))
+	hw, preferred := p.HighWatermark, int(p.PreferredReadReplica)
+	b, _ := f.broker(broker)
+	if size := int64(len(p.Records)); size > 0 {
+		r.stats.fetchedBytes(f.tp, size, r.config.Rack != "" && b.Rack == r.config.Rack)
+	}
+	if broker != f.served || f.meta.Leader.ID != f.servedLeader {
+		f.served, f.servedLeader = broker, f.meta.Leader.ID
+		r.stats.setRoute(f.tp, broker, b.Rack, f.meta.Leader.ID)
 	}
 
 	// Every record of the batch reaches the queue before anything else
@@ -336,7 +296,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 	r.stats.fetchBytes.observe(fb.bytes)
 	r.stats.readTime.observeDuration(time.Since(t1))
 	if len(fb.msgs) > 0 {
-		if perr := r.queue.push(ctx, f.gen, f.tp.topic, f.tp.partition, hw, fb.msgs); perr != nil {
+		if perr := r.queue.push(f.gen, f.tp, hw, fb.msgs, fb.bytes); perr != nil {
 			return false
 		}
 		f.epoch = fb.epoch
@@ -352,64 +312,63 @@ func (f *fetcher) step(ctx context.Context) bool {
 		r.stats.lag.observe(lag)
 		r.stats.offset.observe(f.offset)
 	}
+	// One fetch ahead: the next fetch of the partition waits until the
+	// application has taken what the previous ones brought.
+	if len(fb.msgs) > 0 && r.queue.waitTaken(ctx, f.gen, f.tp, max(len(fb.msgs), r.config.QueueCapacity), f.release) != nil {
+		return false
+	}
 
 	if err == nil {
 		f.errs, f.failures = 0, 0
-		ev := routeEvent{Kind: eventFetched, Broker: f.connBroker, Now: f.now(), Preferred: preferred,
+		ev := routeEvent{Kind: eventFetched, Broker: broker, Now: f.now(), Preferred: preferred,
 			Empty: len(fb.msgs) == 0, FetchOffset: fetchOffset, HighWatermark: hw}
 		var pause time.Duration
-		if ev.Empty && preferred < 0 && t1.Sub(t0) < wait/2 {
-			// The broker answered at once with nothing (it did not long
-			// poll): do not spin.
+		if ev.Empty && preferred < 0 && !res.Data && t1.Sub(t0) < res.MaxWait/2 {
+			// The broker answered at once with nothing for any
+			// partition (it did not long poll): do not spin.
 			pause = r.config.ReadBackoffMin
 		}
 		return f.decide(ctx, ev, pause)
 	}
-	if ctx.Err() != nil {
-		return false
-	}
 	return f.fetchFailed(ctx, broker, err)
 }
 
-// readerOldBrokerMaxWait bounds the long poll of fetches that old brokers
-// hold for the whole MaxWait (kafka-go's default is 10 s) however soon they
-// could answer, which would be seconds of latency:
-//   - a fetch at a follower, before Kafka 3.4 (KAFKA-14334): a follower
-//     does not end a consumer's long poll when it replicates new records;
-//   - a fetch carrying the client's rack at a leader, before Kafka 3.3: a
-//     leader that names a preferred replica returns no records, and waits
-//     MaxWait before saying so.
-//
-// 500 ms is the Java consumer's fetch.max.wait.ms.
-const readerOldBrokerMaxWait = 500 * time.Millisecond
-
-const (
-	// Fetch v15 arrived in 3.5, the first version told apart from 3.3
-	// (3.4 has the follower fix too, but the same versions as 3.3).
-	readerFollowerWakesFetch = 15
-	// DescribeAcls v3 arrived in 3.3.
-	readerLeaderNamesAtOnceAcls = 3
-)
-
-// maxWait returns the long poll of the next fetch: MaxWait, bounded on old
-// brokers (above).
-func (f *fetcher) maxWait(rack string) time.Duration {
-	wait := f.r.config.MaxWait
-	if wait <= readerOldBrokerMaxWait {
-		return wait
+// want is the partition's part of the next fetch from broker.
+func (f *fetcher) want(broker int) fetchengine.Want {
+	r := f.r
+	if b, ok := f.broker(broker); ok {
+		r.addrs.put(b)
 	}
-	vs, err := f.conn.apiVersions()
-	if err != nil {
-		return wait
+	rack := r.config.Rack
+	if f.omitRack {
+		// The router asks the leader to serve the records itself.
+		rack = ""
 	}
-	if f.connBroker != f.meta.Leader.ID {
-		if vs[protocol.Fetch].Max < readerFollowerWakesFetch {
-			return readerOldBrokerMaxWait
+	id, _ := r.cluster.topicID(f.tp.topic)
+	w := fetchengine.Want{
+		Topic:       f.tp.topic,
+		TopicID:     id,
+		Partition:   int32(f.tp.partition),
+		Offset:      f.offset,
+		LeaderEpoch: int32(f.meta.LeaderEpoch),
+		MaxBytes:    clampInt32(r.config.MaxBytes),
+		Rack:        rack,
+		Follower:    broker != f.meta.Leader.ID,
+		Timeout:     r.config.ReadBatchTimeout,
+		// A broker that accepts TCP but never answers (a frozen process)
+		// must not hold the fetcher: a leader's dial is under the time a
+		// fetch of it may take, a follower's under the stall timeout
+		// (the leader is there to go back to).
+		DialTimeout: r.config.MaxWait + r.config.ReadBatchTimeout,
+	}
+	if w.Follower {
+		w.DialTimeout = r.config.ReplicaStallTimeout
+		if r.config.ReplicaStallTimeout < r.config.ReadBatchTimeout {
+			// A follower that stays silent is left for the leader early.
+			w.StallTimeout = r.config.ReplicaStallTimeout
 		}
-	} else if rack != "" && vs[protocol.DescribeAcls].Max < readerLeaderNamesAtOnceAcls {
-		return readerOldBrokerMaxWait
 	}
-	return wait
+	return w
 }
 
 // fetchFailed handles a fetch error: it resets an out-of-range position
@@ -450,9 +409,6 @@ func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
 			}
 		}
 	}
-	if isConnError(err) {
-		f.closeConn()
-	}
 	f.errs++
 	return f.decide(ctx, routeEvent{Kind: eventFetchError, Broker: broker, Now: f.now(), Err: err}, r.backoff(f.errs))
 }
@@ -472,6 +428,7 @@ func (f *fetcher) decide(ctx context.Context, ev routeEvent, wait time.Duration)
 		if !d.RefreshMetadata || i == 3 {
 			break
 		}
+		f.release()
 		p, err := f.refreshMetadata(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -482,19 +439,19 @@ func (f *fetcher) decide(ctx context.Context, ev routeEvent, wait time.Duration)
 		}
 		d = f.router.next(routeEvent{Kind: eventMetadata, Broker: f.router.current(), Now: f.now(), Partition: p})
 	}
+	if validate || wait > 0 {
+		f.release()
+	}
 	if validate && !f.validate(ctx) {
 		return false
 	}
 	return sleep(ctx, wait)
 }
 
-// accept takes the metadata the router accepted as the fetcher's own; the
-// open connection carries the leader epoch in its fetches from now on.
+// accept takes the metadata the router accepted as the fetcher's own; its
+// fetches carry the leader epoch from now on.
 func (f *fetcher) accept() {
 	f.meta = f.router.partition()
-	if f.conn != nil {
-		f.conn.leaderEpoch.Store(int32(f.meta.LeaderEpoch))
-	}
 }
 
 // applyRoute logs and counts a change of broker; the next step dials it.

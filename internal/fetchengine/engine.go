@@ -1,0 +1,598 @@
+// Package fetchengine sends a Reader's fetches: one loop and one data
+// connection per broker, each request carrying every partition that is
+// ready to be read from that broker.
+//
+// The engine knows nothing of routing, offsets or the application. A
+// partition's owner (the Reader's per-partition fetcher) asks for its next
+// fetch at a broker with Fetch and gets that partition's part of the next
+// response. Which broker a partition is read from is the owner's choice,
+// made between fetches, so a partition moves between loops only between
+// batches.
+//
+// A loop waits, before sending, for the partitions of its last response to
+// come back (Fetch again) or to say they will not for now (Release): a
+// partition left out of a long poll would otherwise wait for it to end.
+package fetchengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/rackfetch/kafka-go/protocol"
+)
+
+// Conn is a data connection to one broker.
+type Conn interface {
+	// Versions returns the broker's API versions.
+	Versions() (protocol.Versions, error)
+	// Fetch sends req, at the highest version both sides support, and
+	// returns the decoded response. Byte fields of the response alias a
+	// buffer that is never reused. A broker silent until stallBy (zero:
+	// no such bound) fails the request.
+	Fetch(ctx context.Context, req *protocol.FetchRequest, stallBy time.Time) (*protocol.FetchResponse, error)
+	// Broken reports whether the connection can no longer be used.
+	Broken() bool
+	Close() error
+}
+
+// Config is what the engine needs from its Reader.
+type Config struct {
+	// Dial connects to a broker.
+	Dial func(ctx context.Context, broker int) (Conn, error)
+	// MinBytes and IsolationLevel go in every request.
+	MinBytes       int32
+	IsolationLevel int8
+	// MaxWait returns the long poll for a partition at a broker speaking
+	// versions vs (old brokers get a shorter one).
+	MaxWait func(vs protocol.Versions, follower bool, rack string) time.Duration
+	// Budget bounds the bytes fetched and not yet handed to the
+	// application: requests ask for at most what is left of it after
+	// Buffered (what the Reader holds) and the requests in flight. Zero:
+	// no bound. The Reader calls RoomFreed when it hands bytes out.
+	Budget   int64
+	Buffered func() int64
+	// NoSessions turns incremental fetch sessions off: every request is
+	// a full fetch.
+	NoSessions bool
+	// Linger bounds the wait for the partitions of the last response to
+	// come back before the next request (default 100 ms).
+	Linger time.Duration
+}
+
+// Want is one partition's part of the next fetch.
+type Want struct {
+	Topic       string
+	TopicID     [16]byte // zero: unknown, the request names topics (v12-)
+	Partition   int32
+	Offset      int64
+	LeaderEpoch int32
+	MaxBytes    int32
+	Rack        string // the client's rack, "" for none
+	Follower    bool   // the broker is not the partition's leader
+	// Timeout is how long past the long poll the response may take.
+	Timeout time.Duration
+	// StallTimeout, when set, is how long past the long poll the broker
+	// may stay silent before the request fails (a follower that stalls is
+	// left for the leader early).
+	StallTimeout time.Duration
+	// DialTimeout bounds connecting to the broker.
+	DialTimeout time.Duration
+}
+
+// Result is a partition's part of a response.
+type Result struct {
+	// Partition aliases the response; nil when Err is set.
+	Partition *protocol.FetchResponsePartition
+	Throttle  time.Duration
+	// MaxWait is the long poll the request asked for.
+	MaxWait time.Duration
+	// Data says some partition of the response had records: an empty
+	// answer for this one is then no sign that the broker skipped the
+	// long poll.
+	Data bool
+	Err  error
+	// DialFailed says Err is a failure to connect to the broker.
+	DialFailed bool
+}
+
+// ErrClosed is returned by Fetch once the engine is closed.
+var ErrClosed = errors.New("fetchengine: closed")
+
+type key struct {
+	topic     string
+	partition int32
+}
+
+// waiter is one partition's pending Fetch call.
+type waiter struct {
+	want Want
+	done chan Result // buffered: the loop never blocks on it
+	// abandoned: the caller's context ended (guarded by Engine.mu).
+	abandoned bool
+}
+
+// Engine runs one loop per broker.
+type Engine struct {
+	cfg    Config
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu     sync.Mutex
+	closed bool
+	loops  map[int]*loop
+	// back: the loop whose last response a partition was in, until it
+	// asks again or releases.
+	back map[key]*loop
+	// inflight is what the requests in flight may bring.
+	inflight int64
+	// roomWait is closed by RoomFreed and when a request ends.
+	roomWait chan struct{}
+}
+
+// New starts an engine; Close stops it.
+func New(cfg Config) *Engine {
+	if cfg.Linger <= 0 {
+		cfg.Linger = 100 * time.Millisecond
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Engine{cfg: cfg, ctx: ctx, cancel: cancel, loops: map[int]*loop{}, back: map[key]*loop{}}
+}
+
+// Close stops every loop and closes their connections.
+func (e *Engine) Close() {
+	e.mu.Lock()
+	e.closed = true
+	for _, l := range e.loops {
+		l.failPending(ErrClosed)
+	}
+	e.mu.Unlock()
+	e.cancel()
+	e.wg.Wait()
+}
+
+// Conns returns the number of open data connections.
+func (e *Engine) Conns() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := 0
+	for _, l := range e.loops {
+		if l.hasConn {
+			n++
+		}
+	}
+	return n
+}
+
+// RoomFreed wakes loops waiting for the budget (Config.Room).
+func (e *Engine) RoomFreed() {
+	e.mu.Lock()
+	if e.roomWait != nil {
+		close(e.roomWait)
+		e.roomWait = nil
+	}
+	e.mu.Unlock()
+}
+
+// Fetch adds the partition to the next fetch of broker and returns its
+// part of the response. It returns ctx's error when ctx ends first; the
+// partition's data in a response that arrives later is dropped, so the
+// caller fetches the same offset again.
+func (e *Engine) Fetch(ctx context.Context, broker int, w Want) Result {
+	k := key{w.Topic, w.Partition}
+	wt := &waiter{want: w, done: make(chan Result, 1)}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return Result{Err: ErrClosed}
+	}
+	e.comeBack(k)
+	l := e.loops[broker]
+	if l == nil {
+		l = &loop{e: e, broker: broker, wake: make(chan struct{}, 1), pending: map[key]*waiter{}, out: map[key]bool{}}
+		e.loops[broker] = l
+		e.wg.Add(1)
+		go l.run()
+	}
+	l.pending[k] = wt
+	l.signal()
+	e.mu.Unlock()
+
+	select {
+	case r := <-wt.done:
+		return r
+	case <-ctx.Done():
+		e.mu.Lock()
+		if l.pending[k] == wt {
+			delete(l.pending, k)
+		}
+		// In flight: the loop finds the waiter abandoned and drops the
+		// data.
+		wt.abandoned = true
+		e.mu.Unlock()
+		return Result{Err: ctx.Err()}
+	}
+}
+
+// Release says the partition will not ask for a fetch soon (it backs off,
+// waits for the application, or moves): its broker's loop stops waiting
+// for it.
+func (e *Engine) Release(topic string, partition int32) {
+	e.mu.Lock()
+	e.comeBack(key{topic, partition})
+	e.mu.Unlock()
+}
+
+// comeBack ends the wait of the loop whose last response had k; e.mu held.
+func (e *Engine) comeBack(k key) {
+	if l := e.back[k]; l != nil {
+		delete(e.back, k)
+		delete(l.out, k)
+		l.signal()
+	}
+}
+
+// loop sends the fetches of one broker.
+type loop struct {
+	e      *Engine
+	broker int
+	wake   chan struct{}
+
+	// Guarded by e.mu:
+	pending map[key]*waiter
+	out     map[key]bool // in the last response, not back yet
+	hasConn bool
+	busy    bool // a request is in flight
+
+	conn Conn // the loop's own
+	sess session
+}
+
+func (l *loop) signal() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// failPending answers every pending waiter with err; e.mu held.
+func (l *loop) failPending(err error) {
+	for k, w := range l.pending {
+		w.done <- Result{Err: err}
+		delete(l.pending, k)
+	}
+}
+
+func (l *loop) run() {
+	defer l.e.wg.Done()
+	defer func() {
+		if l.conn != nil {
+			l.conn.Close()
+		}
+	}()
+	for {
+		batch, reserved, ok := l.next()
+		if !ok {
+			return
+		}
+		l.fetch(batch, reserved)
+	}
+}
+
+// next waits until there is something to fetch, the partitions of the
+// last response are back (or Linger passed) and the budget has room, then
+// takes the pending waiters of one rack setting and reserves the bytes the
+// request may bring. ok is false when the engine is closed.
+func (l *loop) next() (batch []*waiter, reserved int64, ok bool) {
+	e := l.e
+	var linger <-chan time.Time
+	for {
+		var roomWait chan struct{}
+		e.mu.Lock()
+		if e.closed {
+			e.mu.Unlock()
+			return nil, 0, false
+		}
+		switch {
+		case len(l.pending) == 0:
+		case len(l.out) > 0:
+			if linger == nil {
+				linger = time.After(e.cfg.Linger)
+			}
+		default:
+			room := e.room(l)
+			if room <= 0 {
+				if e.roomWait == nil {
+					e.roomWait = make(chan struct{})
+				}
+				roomWait = e.roomWait
+				break
+			}
+			rack := ""
+			first := true
+			for _, w := range l.pending {
+				if first {
+					rack, first = w.want.Rack, false
+				}
+				if w.want.Rack == rack {
+					batch = append(batch, w)
+				}
+			}
+			for _, w := range batch {
+				delete(l.pending, key{w.want.Topic, w.want.Partition})
+			}
+			var want int64
+			for _, w := range batch {
+				want += int64(max(w.want.MaxBytes, 0))
+			}
+			room = min(room, max(want, 1))
+			e.inflight += room
+			l.busy = true
+			e.mu.Unlock()
+			return batch, room, true
+		}
+		e.mu.Unlock()
+		select {
+		case <-l.wake:
+		case <-roomWait:
+		case <-linger:
+			// Those not back by now are left out.
+			e.mu.Lock()
+			for k := range l.out {
+				delete(l.out, k)
+				if e.back[k] == l {
+					delete(e.back, k)
+				}
+			}
+			e.mu.Unlock()
+			linger = nil
+		case <-e.ctx.Done():
+			return nil, 0, false
+		}
+	}
+}
+
+// room returns how many bytes l's next request may bring: the budget less
+// what the Reader holds and what requests in flight may bring, and no more
+// than an even share of the budget among the loops with work, so that a
+// long poll at one broker never holds the whole budget. Zero (wait) when
+// less than a quarter of the budget is free, so that fetches stay large,
+// unless nothing is held at all. e.mu held.
+func (e *Engine) room(l *loop) int64 {
+	if e.cfg.Budget <= 0 {
+		return math.MaxInt32
+	}
+	held := e.inflight
+	if e.cfg.Buffered != nil {
+		held += e.cfg.Buffered()
+	}
+	room := e.cfg.Budget - held
+	if held > 0 && room < e.cfg.Budget/4 {
+		return 0
+	}
+	active := 1 // l
+	for _, o := range e.loops {
+		if o != l && (o.busy || len(o.pending) > 0) {
+			active++
+		}
+	}
+	return min(max(room, 1), e.cfg.Budget/int64(active), math.MaxInt32)
+}
+
+// unreserve gives back what a request reserved; e.mu held.
+func (e *Engine) unreserve(n int64) {
+	e.inflight -= n
+	if e.roomWait != nil {
+		close(e.roomWait)
+		e.roomWait = nil
+	}
+}
+
+// fetch sends one request for batch, which may bring reserved bytes, and
+// hands out the response.
+func (l *loop) fetch(batch []*waiter, reserved int64) {
+	e := l.e
+	defer func() {
+		e.mu.Lock()
+		e.unreserve(reserved)
+		l.busy = false
+		e.mu.Unlock()
+	}()
+	if l.conn != nil && l.conn.Broken() {
+		l.closeConn()
+	}
+	if l.conn == nil {
+		limit := time.Duration(0)
+		for _, w := range batch {
+			if d := w.want.DialTimeout; d > 0 && (limit == 0 || d < limit) {
+				limit = d
+			}
+		}
+		ctx, cancel := e.ctx, context.CancelFunc(func() {})
+		if limit > 0 {
+			ctx, cancel = context.WithTimeout(e.ctx, limit)
+		}
+		c, err := e.cfg.Dial(ctx, l.broker)
+		cancel()
+		if err != nil {
+			l.answer(batch, nil, Result{Err: err, DialFailed: true})
+			return
+		}
+		l.conn = c
+		e.mu.Lock()
+		l.hasConn = true
+		e.mu.Unlock()
+	}
+	vs, err := l.conn.Versions()
+	if err != nil {
+		l.closeConn()
+		l.answer(batch, nil, Result{Err: err})
+		return
+	}
+
+	useSession := !e.cfg.NoSessions && vs[protocol.Fetch].Max >= 7
+	if vs[protocol.Fetch].Max >= 13 {
+		// Sessions name topics one way for their whole life: by id
+		// from v13, which needs every id.
+		for _, w := range batch {
+			useSession = useSession && w.want.TopicID != [16]byte{}
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		req, listed, wait, timeout, stall := l.request(batch, vs, reserved, useSession)
+		ctx, cancel := context.WithTimeout(e.ctx, wait+timeout)
+		var stallBy time.Time
+		if stall > 0 {
+			stallBy = time.Now().Add(wait + stall)
+		}
+		resp, err := l.conn.Fetch(ctx, req, stallBy)
+		cancel()
+		if err != nil {
+			l.sess.reset()
+			if l.conn.Broken() {
+				l.closeConn()
+			}
+			l.answer(batch, nil, Result{Err: err, MaxWait: wait})
+			return
+		}
+		if resp.ErrorCode != 0 {
+			incremental := req.SessionEpoch > 0
+			l.sess.reset()
+			if isSessionError(resp.ErrorCode) && attempt == 0 {
+				continue // start over with a full fetch
+			}
+			if incremental && attempt == 0 {
+				continue // the error may be the session's: retry in full
+			}
+			l.answer(batch, nil, Result{Err: fmt.Errorf("fetching from broker %d: %w", l.broker, errorCode(resp.ErrorCode)), MaxWait: wait})
+			return
+		}
+		l.sess.update(req, resp, listed)
+		l.answer(batch, resp, Result{Throttle: time.Duration(resp.ThrottleTimeMs) * time.Millisecond, MaxWait: wait, Data: hasData(resp)})
+		return
+	}
+}
+
+func hasData(resp *protocol.FetchResponse) bool {
+	for i := range resp.Topics {
+		for j := range resp.Topics[i].Partitions {
+			if len(resp.Topics[i].Partitions[j].Records) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ErrorCode turns a response's error code into an error; set by the
+// package that knows Kafka's error type.
+var ErrorCode = func(code int16) error { return fmt.Errorf("kafka error %d", code) }
+
+func errorCode(code int16) error { return ErrorCode(code) }
+
+// request builds the fetch of batch: the shortest long poll and timeouts
+// its partitions ask for, and at most the budget's room in bytes.
+func (l *loop) request(batch []*waiter, vs protocol.Versions, maxBytes int64, useSession bool) (req *protocol.FetchRequest, listed []*waiter, wait, timeout, stall time.Duration) {
+	e := l.e
+	req = &protocol.FetchRequest{
+		ReplicaID:      -1,
+		ReplicaEpoch:   -1,
+		MinBytes:       e.cfg.MinBytes,
+		MaxBytes:       int32(maxBytes),
+		IsolationLevel: e.cfg.IsolationLevel,
+		SessionEpoch:   -1, // no fetch session: every fetch is a full one
+		RackID:         batch[0].want.Rack,
+	}
+	wait = time.Duration(math.MaxInt64)
+	for i, w := range batch {
+		d := e.cfg.MaxWait(vs, w.want.Follower, w.want.Rack)
+		wait = min(wait, d)
+		if i == 0 || w.want.Timeout < timeout {
+			timeout = w.want.Timeout
+		}
+		if s := w.want.StallTimeout; s > 0 && (stall == 0 || s < stall) {
+			stall = s
+		}
+	}
+	listed = l.sess.build(req, batch, useSession)
+	topics := map[string]int{}
+	for _, w := range listed {
+		t, ok := topics[w.want.Topic]
+		if !ok {
+			t = len(req.Topics)
+			topics[w.want.Topic] = t
+			req.Topics = append(req.Topics, protocol.FetchRequestTopic{Topic: w.want.Topic, TopicID: w.want.TopicID})
+		}
+		req.Topics[t].Partitions = append(req.Topics[t].Partitions, protocol.FetchRequestPartition{
+			Partition:          w.want.Partition,
+			CurrentLeaderEpoch: w.want.LeaderEpoch,
+			FetchOffset:        w.want.Offset,
+			LastFetchedEpoch:   -1,
+			LogStartOffset:     -1,
+			PartitionMaxBytes:  w.want.MaxBytes,
+		})
+	}
+	req.MaxWaitMs = protocol.Millis(wait)
+	return req, listed, wait, timeout, stall
+}
+
+// answer hands each waiter of batch its partition of resp (or base's error
+// when resp is nil) and remembers who must come back.
+func (l *loop) answer(batch []*waiter, resp *protocol.FetchResponse, base Result) {
+	e := l.e
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, w := range batch {
+		if w.abandoned {
+			continue
+		}
+		r := base
+		k := key{w.want.Topic, w.want.Partition}
+		if resp != nil {
+			r.Partition = find(resp, w.want)
+			if r.Partition != nil {
+				l.sess.saw(k, r.Partition)
+			} else if l.sess.incremental() {
+				r.Partition = l.sess.unchanged(k)
+			}
+			if r.Partition == nil {
+				r.Err = fmt.Errorf("fetching %s/%d from broker %d: partition missing from the response", w.want.Topic, w.want.Partition, l.broker)
+			}
+		}
+		if r.Err == nil {
+			l.out[k] = true
+			e.back[k] = l
+		}
+		w.done <- r
+	}
+}
+
+func find(resp *protocol.FetchResponse, w Want) *protocol.FetchResponsePartition {
+	for i := range resp.Topics {
+		t := &resp.Topics[i]
+		if t.Topic != w.Topic && (w.TopicID == [16]byte{} || t.TopicID != w.TopicID) {
+			continue
+		}
+		for j := range t.Partitions {
+			if t.Partitions[j].PartitionIndex == w.Partition {
+				return &t.Partitions[j]
+			}
+		}
+	}
+	return nil
+}
+
+func (l *loop) closeConn() {
+	if l.conn == nil {
+		return
+	}
+	l.conn.Close()
+	l.conn = nil
+	l.e.mu.Lock()
+	l.hasConn = false
+	l.e.mu.Unlock()
+}

@@ -1,0 +1,363 @@
+package fetchengine
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rackfetch/kafka-go/protocol"
+)
+
+// fakeConn answers each fetch with every requested partition, records
+// "x" each, after the test releases it through hold (nil: at once).
+type fakeConn struct {
+	mu     sync.Mutex
+	reqs   []*protocol.FetchRequest
+	hold   chan struct{}
+	broken bool
+	sent   chan *protocol.FetchRequest
+}
+
+func newFakeConn() *fakeConn { return &fakeConn{sent: make(chan *protocol.FetchRequest, 100)} }
+
+func (c *fakeConn) Versions() (protocol.Versions, error) { return protocol.Versions{}, nil }
+func (c *fakeConn) Broken() bool                         { c.mu.Lock(); defer c.mu.Unlock(); return c.broken }
+func (c *fakeConn) Close() error                         { return nil }
+
+func (c *fakeConn) Fetch(ctx context.Context, req *protocol.FetchRequest, _ time.Time) (*protocol.FetchResponse, error) {
+	c.mu.Lock()
+	c.reqs = append(c.reqs, req)
+	hold := c.hold
+	c.mu.Unlock()
+	c.sent <- req
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	resp := &protocol.FetchResponse{}
+	for _, t := range req.Topics {
+		rt := protocol.FetchResponseTopic{Topic: t.Topic}
+		for _, p := range t.Partitions {
+			rt.Partitions = append(rt.Partitions, protocol.FetchResponsePartition{PartitionIndex: p.Partition, HighWatermark: p.FetchOffset + 1, Records: []byte("x"), PreferredReadReplica: -1})
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	return resp, nil
+}
+
+func partitions(req *protocol.FetchRequest) []int32 {
+	var out []int32
+	for _, t := range req.Topics {
+		for _, p := range t.Partitions {
+			out = append(out, p.Partition)
+		}
+	}
+	return out
+}
+
+func testEngine(t *testing.T, conn *fakeConn, cfg Config) *Engine {
+	cfg.Dial = func(context.Context, int) (Conn, error) { return conn, nil }
+	cfg.MaxWait = func(protocol.Versions, bool, string) time.Duration { return time.Second }
+	e := New(cfg)
+	t.Cleanup(e.Close)
+	return e
+}
+
+func want(p int32, off int64) Want {
+	return Want{Topic: "t", Partition: p, Offset: off, MaxBytes: 1 << 20, Timeout: 5 * time.Second}
+}
+
+// fetchAsync runs Fetch in a goroutine.
+func fetchAsync(e *Engine, broker int, w Want) chan Result {
+	ch := make(chan Result, 1)
+	go func() { ch <- e.Fetch(context.Background(), broker, w) }()
+	return ch
+}
+
+func recv(t *testing.T, ch chan Result) Result {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(5 * time.Second):
+		t.Fatal("no result within 5 s")
+		return Result{}
+	}
+}
+
+func sent(t *testing.T, c *fakeConn) *protocol.FetchRequest {
+	t.Helper()
+	select {
+	case r := <-c.sent:
+		return r
+	case <-time.After(5 * time.Second):
+		t.Fatal("no request sent within 5 s")
+		return nil
+	}
+}
+
+// Partitions that ask while a request is in flight go together in the next
+// one, each with its own offset.
+func TestEngineCoalescesPartitions(t *testing.T) {
+	c := newFakeConn()
+	c.hold = make(chan struct{})
+	e := testEngine(t, c, Config{})
+	first := fetchAsync(e, 1, want(0, 10))
+	require.Equal(t, []int32{0}, partitions(sent(t, c)))
+	second, third := fetchAsync(e, 1, want(1, 20)), fetchAsync(e, 1, want(2, 30))
+	// Both are pending before the first answer frees the loop.
+	require.Eventually(t, func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return len(e.loops[1].pending) == 2
+	}, 5*time.Second, time.Millisecond)
+	c.hold <- struct{}{}
+	r := recv(t, first)
+	require.NoError(t, r.Err)
+	assert.Equal(t, int64(11), r.Partition.HighWatermark)
+	// Partition 0 releases: the loop does not wait for it.
+	e.Release("t", 0)
+	req := sent(t, c)
+	assert.ElementsMatch(t, []int32{1, 2}, partitions(req))
+	for _, p := range req.Topics[0].Partitions {
+		assert.Equal(t, int64(p.Partition+1)*10, p.FetchOffset)
+	}
+	close(c.hold)
+	assert.Equal(t, int64(21), recv(t, second).Partition.HighWatermark)
+	assert.Equal(t, int64(31), recv(t, third).Partition.HighWatermark)
+	assert.Equal(t, 1, e.Conns(), "one connection for the broker")
+}
+
+// After a response, the loop waits for its partitions to come back before
+// the next request, so that none is left out of a long poll.
+func TestEngineWaitsForPartitionsOfLastResponse(t *testing.T) {
+	c := newFakeConn()
+	e := testEngine(t, c, Config{Linger: time.Minute})
+	require.NoError(t, recv(t, fetchAsync(e, 1, want(0, 0))).Err)
+	assert.Equal(t, []int32{0}, partitions(sent(t, c)))
+	b := fetchAsync(e, 1, want(1, 0))
+	// Partition 0 has not come back: nothing is sent.
+	select {
+	case req := <-c.sent:
+		t.Fatalf("request %v sent while partition 0 was out", partitions(req))
+	case <-time.After(50 * time.Millisecond):
+	}
+	a := fetchAsync(e, 1, want(0, 1))
+	assert.ElementsMatch(t, []int32{0, 1}, partitions(sent(t, c)))
+	recv(t, a)
+	recv(t, b)
+}
+
+// A partition that does not come back is waited for at most Linger.
+func TestEngineLingerBoundsTheWait(t *testing.T) {
+	c := newFakeConn()
+	e := testEngine(t, c, Config{Linger: 20 * time.Millisecond})
+	require.NoError(t, recv(t, fetchAsync(e, 1, want(0, 0))).Err)
+	sent(t, c)
+	// Partition 0 never comes back.
+	b := fetchAsync(e, 1, want(1, 0))
+	assert.Equal(t, []int32{1}, partitions(sent(t, c)))
+	recv(t, b)
+}
+
+// The budget bounds the bytes asked for: a request asks for the room left,
+// and none is sent while less than a quarter is free.
+func TestEngineBudget(t *testing.T) {
+	c := newFakeConn()
+	var mu sync.Mutex
+	buffered := int64(0)
+	e := testEngine(t, c, Config{Budget: 1000, Buffered: func() int64 { mu.Lock(); defer mu.Unlock(); return buffered }})
+	w := want(0, 0)
+	w.MaxBytes = 600
+	r := recv(t, fetchAsync(e, 1, w))
+	require.NoError(t, r.Err)
+	assert.Equal(t, int32(600), sent(t, c).MaxBytes, "the partitions' max bytes, within the budget")
+
+	mu.Lock()
+	buffered = 800
+	mu.Unlock()
+	ch := fetchAsync(e, 1, want(0, 1))
+	select {
+	case req := <-c.sent:
+		t.Fatalf("request for %d bytes sent with 200 of 1000 free", req.MaxBytes)
+	case <-time.After(50 * time.Millisecond):
+	}
+	mu.Lock()
+	buffered = 400
+	mu.Unlock()
+	e.RoomFreed()
+	assert.Equal(t, int32(600), sent(t, c).MaxBytes)
+	recv(t, ch)
+}
+
+// A failed dial answers every partition of the request with DialFailed.
+func TestEngineDialFailure(t *testing.T) {
+	boom := errors.New("refused")
+	e := New(Config{
+		Dial:    func(context.Context, int) (Conn, error) { return nil, boom },
+		MaxWait: func(protocol.Versions, bool, string) time.Duration { return time.Second },
+	})
+	defer e.Close()
+	r := e.Fetch(context.Background(), 1, want(0, 0))
+	assert.True(t, r.DialFailed)
+	assert.ErrorIs(t, r.Err, boom)
+	assert.Zero(t, e.Conns())
+}
+
+// A caller whose context ends gets its error; the data of its partition in
+// the response is dropped, and the loop does not wait for it.
+func TestEngineAbandonedFetch(t *testing.T) {
+	c := newFakeConn()
+	c.hold = make(chan struct{})
+	e := testEngine(t, c, Config{Linger: time.Minute})
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan Result, 1)
+	go func() { ch <- e.Fetch(ctx, 1, want(0, 0)) }()
+	sent(t, c)
+	cancel()
+	assert.ErrorIs(t, recv(t, ch).Err, context.Canceled)
+	c.hold <- struct{}{}
+	other := fetchAsync(e, 1, want(1, 0))
+	assert.Equal(t, []int32{1}, partitions(sent(t, c)), "the loop waited for the abandoned partition")
+	close(c.hold)
+	require.NoError(t, recv(t, other).Err)
+}
+
+// Each broker has its own loop and connection.
+func TestEngineOneLoopPerBroker(t *testing.T) {
+	conns := map[int]*fakeConn{1: newFakeConn(), 2: newFakeConn()}
+	e := New(Config{
+		Dial:    func(_ context.Context, b int) (Conn, error) { return conns[b], nil },
+		MaxWait: func(protocol.Versions, bool, string) time.Duration { return time.Second },
+	})
+	defer e.Close()
+	a, b := fetchAsync(e, 1, want(0, 0)), fetchAsync(e, 2, want(1, 0))
+	require.NoError(t, recv(t, a).Err)
+	require.NoError(t, recv(t, b).Err)
+	assert.Equal(t, []int32{0}, partitions(sent(t, conns[1])))
+	assert.Equal(t, []int32{1}, partitions(sent(t, conns[2])))
+	assert.Equal(t, 2, e.Conns())
+}
+
+// Fetch after Close fails at once.
+func TestEngineClosed(t *testing.T) {
+	e := New(Config{})
+	e.Close()
+	assert.ErrorIs(t, e.Fetch(context.Background(), 1, want(0, 0)).Err, ErrClosed)
+}
+
+// sessionConn is a broker with fetch sessions: it creates session 7 on a
+// full fetch with epoch 0 and answers an incremental fetch only for the
+// partitions it lists, or fails it with errCode once.
+type sessionConn struct {
+	fakeConn
+	hw      map[int32]int64
+	errCode int16
+}
+
+func (c *sessionConn) Versions() (protocol.Versions, error) {
+	return protocol.Versions{protocol.Fetch: {Min: 4, Max: 12}}, nil
+}
+
+func (c *sessionConn) Fetch(ctx context.Context, req *protocol.FetchRequest, by time.Time) (*protocol.FetchResponse, error) {
+	resp, err := c.fakeConn.Fetch(ctx, req, by)
+	if err != nil {
+		return nil, err
+	}
+	if req.SessionEpoch > 0 && c.errCode != 0 {
+		code := c.errCode
+		c.errCode = 0
+		return &protocol.FetchResponse{ErrorCode: code}, nil
+	}
+	if req.SessionEpoch == 0 {
+		resp.SessionID = 7
+	}
+	for i := range resp.Topics {
+		for j := range resp.Topics[i].Partitions {
+			p := &resp.Topics[i].Partitions[j]
+			p.HighWatermark = c.hw[p.PartitionIndex]
+		}
+	}
+	return resp, nil
+}
+
+func sessionEngine(t *testing.T, c *sessionConn) *Engine {
+	e := New(Config{
+		Dial:    func(context.Context, int) (Conn, error) { return c, nil },
+		MaxWait: func(protocol.Versions, bool, string) time.Duration { return time.Second },
+	})
+	t.Cleanup(e.Close)
+	return e
+}
+
+// The first fetch creates a session; later ones list only partitions whose
+// offset changed and forget those no longer asked for; a partition left
+// out of the response is answered empty with its last high watermark.
+func TestEngineFetchSession(t *testing.T) {
+	c := &sessionConn{fakeConn: *newFakeConn(), hw: map[int32]int64{0: 5, 1: 9, 2: 4}}
+	e := sessionEngine(t, c)
+	fetchAll := func(ws ...Want) []Result {
+		chs := make([]chan Result, len(ws))
+		for i, w := range ws {
+			chs[i] = fetchAsync(e, 1, w)
+		}
+		out := make([]Result, len(ws))
+		for i := range chs {
+			out[i] = recv(t, chs[i])
+			require.NoError(t, out[i].Err)
+		}
+		return out
+	}
+	// Partition 9 holds the loop while 0, 1 and 2 ask, so that they go
+	// in one request.
+	c.hold = make(chan struct{})
+	blocker := fetchAsync(e, 1, want(9, 0))
+	first := sent(t, &c.fakeConn)
+	assert.Equal(t, int32(0), first.SessionEpoch, "the first request creates the session")
+	chs := []chan Result{fetchAsync(e, 1, want(0, 0)), fetchAsync(e, 1, want(1, 0)), fetchAsync(e, 1, want(2, 0))}
+	require.Eventually(t, func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return len(e.loops[1].pending) == 3
+	}, 5*time.Second, time.Millisecond)
+	close(c.hold)
+	require.NoError(t, recv(t, blocker).Err)
+	e.Release("t", 9)
+	for _, ch := range chs {
+		require.NoError(t, recv(t, ch).Err)
+	}
+	req := sent(t, &c.fakeConn)
+	assert.Equal(t, int32(1), req.SessionEpoch)
+	assert.ElementsMatch(t, []int32{0, 1, 2}, partitions(req))
+	epoch := int32(2)
+	// Partition 0 moved on, 1 did not, 2 is no longer asked for.
+	rs := fetchAll(want(0, 1), want(1, 0))
+	req = sent(t, &c.fakeConn)
+	assert.Equal(t, int32(7), req.SessionID)
+	assert.Equal(t, epoch, req.SessionEpoch)
+	assert.Equal(t, []int32{0}, partitions(req), "only the changed partition is listed")
+	require.Len(t, req.ForgottenTopics, 1, "%+v", c.reqs)
+	assert.Equal(t, []int32{2}, req.ForgottenTopics[0].Partitions)
+	c.mu.Lock()
+	c.hold = nil
+	c.mu.Unlock()
+	assert.Equal(t, []byte("x"), rs[0].Partition.Records)
+	assert.Nil(t, rs[1].Partition.Records, "partition 1 had no news")
+	assert.Equal(t, int64(9), rs[1].Partition.HighWatermark, "the last high watermark seen")
+
+	// A session error starts over with a full fetch, at once.
+	c.errCode = errInvalidFetchSessionEpoch
+	fetchAll(want(0, 2), want(1, 0))
+	failed, second := sent(t, &c.fakeConn), sent(t, &c.fakeConn)
+	assert.Equal(t, epoch+1, failed.SessionEpoch)
+	assert.Equal(t, int32(0), second.SessionEpoch, "not a full fetch after the session error")
+	assert.ElementsMatch(t, []int32{0, 1}, partitions(second))
+}

@@ -1,0 +1,151 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/rackfetch/kafka-go/internal/fetchengine"
+	"github.com/rackfetch/kafka-go/protocol"
+)
+
+// The Reader's fetches go through one fetch engine (internal/fetchengine):
+// per broker one data connection and one loop, each Fetch request carrying
+// every partition the Reader reads from that broker at the moment. This
+// file connects the engine to the Reader's connections and settings.
+
+func init() {
+	fetchengine.ErrorCode = func(code int16) error { return Error(code) }
+}
+
+// defaultReaderMaxBufferedBytes is the default of
+// ReaderConfig.MaxBufferedBytes.
+const defaultReaderMaxBufferedBytes = 64 << 20
+
+// newEngine starts the Reader's fetch engine.
+func (r *Reader) newEngine() *fetchengine.Engine {
+	return fetchengine.New(fetchengine.Config{
+		Dial:           r.dialEngine,
+		MinBytes:       int32(r.config.MinBytes),
+		IsolationLevel: int8(r.config.IsolationLevel),
+		MaxWait:        r.engineMaxWait,
+		Budget:         int64(r.config.MaxBufferedBytes),
+		Buffered:       r.queue.bufferedBytes,
+	})
+}
+
+// brokerAddrs remembers the address of every broker a fetcher asked the
+// engine to fetch from (the cluster's list may not have caught up yet).
+type brokerAddrs struct{ m sync.Map }
+
+func (a *brokerAddrs) put(b Broker) {
+	if old, ok := a.m.Load(b.ID); !ok || old.(Broker) != b {
+		a.m.Store(b.ID, b)
+	}
+}
+
+// dialEngine opens the engine's data connection to broker id.
+func (r *Reader) dialEngine(ctx context.Context, id int) (fetchengine.Conn, error) {
+	b, ok := r.cluster.broker(id)
+	if v, known := r.addrs.m.Load(id); known && (!ok || b.Host == "") {
+		b, ok = v.(Broker), true
+	}
+	if !ok {
+		return nil, fmt.Errorf("dialing broker %d: %w", id, BrokerNotAvailable)
+	}
+	t0 := time.Now()
+	c, err := r.cluster.dialer.dialBroker(ctx, "tcp", b, Partition{Topic: r.config.Topic})
+	r.stats.dials.observe(1)
+	r.stats.dialTime.observeDuration(time.Since(t0))
+	if err != nil {
+		return nil, err
+	}
+	return engineConn{c}, nil
+}
+
+// engineConn is a Conn as the engine uses it.
+type engineConn struct{ c *Conn }
+
+func (ec engineConn) Versions() (protocol.Versions, error) { return ec.c.apiVersions() }
+func (ec engineConn) Broken() bool                         { return ec.c.isBroken() }
+func (ec engineConn) Close() error                         { return ec.c.Close() }
+
+func (ec engineConn) Fetch(ctx context.Context, req *protocol.FetchRequest, stallBy time.Time) (*protocol.FetchResponse, error) {
+	vs, err := ec.c.apiVersions()
+	if err != nil {
+		return nil, err
+	}
+	v, err := vs.Pick(req, ec.c.fetchVersionLimit)
+	if err != nil {
+		return nil, err
+	}
+	if v >= 13 {
+		for _, t := range req.Topics {
+			if t.TopicID == ([16]byte{}) {
+				v = 12 // a topic without a known id: name topics instead
+				break
+			}
+		}
+	}
+	if !stallBy.IsZero() {
+		ctx = withResponseStart(ctx, stallBy)
+	}
+	resp := new(protocol.FetchResponse)
+	// The frame is never handed back (releaseBuffer): messages alias it.
+	if _, err := ec.c.exchangeRetain(ctx, req, resp, v); err != nil {
+		return nil, fmt.Errorf("fetching %d partitions from broker %d: %w", countPartitions(req), ec.c.broker, err)
+	}
+	return resp, nil
+}
+
+func countPartitions(req *protocol.FetchRequest) int {
+	n := 0
+	for _, t := range req.Topics {
+		n += len(t.Partitions)
+	}
+	return n
+}
+
+// readerOldBrokerMaxWait bounds the long poll of fetches that old brokers
+// hold for the whole MaxWait (kafka-go's default is 10 s) however soon they
+// could answer, which would be seconds of latency:
+//   - a fetch at a follower, before Kafka 3.4 (KAFKA-14334): a follower
+//     does not end a consumer's long poll when it replicates new records;
+//   - a fetch carrying the client's rack at a leader, before Kafka 3.3: a
+//     leader that names a preferred replica returns no records, and waits
+//     MaxWait before saying so.
+//
+// 500 ms is the Java consumer's fetch.max.wait.ms.
+const readerOldBrokerMaxWait = 500 * time.Millisecond
+
+const (
+	// Fetch v15 arrived in 3.5, the first version told apart from 3.3
+	// (3.4 has the follower fix too, but the same versions as 3.3).
+	readerFollowerWakesFetch = 15
+	// DescribeAcls v3 arrived in 3.3.
+	readerLeaderNamesAtOnceAcls = 3
+)
+
+// engineMaxWait returns the long poll of a fetch of a partition from a
+// broker speaking vs: MaxWait, bounded on old brokers (above).
+func (r *Reader) engineMaxWait(vs protocol.Versions, follower bool, rack string) time.Duration {
+	wait := r.config.MaxWait
+	if wait <= readerOldBrokerMaxWait {
+		return wait
+	}
+	if follower {
+		if vs[protocol.Fetch].Max < readerFollowerWakesFetch {
+			return readerOldBrokerMaxWait
+		}
+	} else if rack != "" && vs[protocol.DescribeAcls].Max < readerLeaderNamesAtOnceAcls {
+		return readerOldBrokerMaxWait
+	}
+	return wait
+}
+
+// clampInt32 bounds n to an int32.
+func clampInt32(n int) int32 {
+	return int32(min(max(n, 0), math.MaxInt32))
+}
