@@ -290,6 +290,9 @@ func startNode(ctx context.Context, o Options, c *Cluster, nw *testcontainers.Do
 	if !o.NoSelector {
 		env["KAFKA_REPLICA_SELECTOR_CLASS"] = RackAwareReplicaSelector
 	}
+	if id != 1 {
+		env["START_AFTER"] = "kafka-1:19092" // ZooKeeper lines only: broker 1 becomes the controller
+	}
 	bindings := nat.PortMap{}
 	var exposed []string
 	for _, p := range ports {
