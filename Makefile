@@ -12,6 +12,10 @@
 #   make fuzz          every Fuzz* target for FUZZTIME
 #   make example       the rack-reader example against the cluster
 #   make vet           go vet, also of the nested testing/containers module
+#   make docker-image  the broker images (testing/docker) of DOCKER_KAFKA's lines, from the harness's jars
+#   make compose-up / compose-down   docker-compose.yml's 3-rack cluster (KAFKA_VERSION line, COMPOSE_PORT_BASE)
+#   make test-containers  testing/containers' tests (a cluster per test, the harness's and rack tests against
+#                      it) once per line in CONTAINERS_KAFKA; starts an installed Docker engine if none runs
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -170,3 +174,46 @@ check-go-min:
 	GOTOOLCHAIN=$(GO_MIN) $(GO) vet ./...
 
 .PHONY: check-go-min
+
+# The 3-rack cluster in Docker (testing/docker, docker-compose.yml, testing/containers). Each target starts an
+# installed engine when none answers (testing/docker/dockerd; `testing/docker/dockerd stop` stops it);
+# test-containers stops an engine it started. Images are rackfetch/kafka:<line>, built from the jars the
+# Maven harness resolves on eclipse-temurin:17-jre, or where no registry answers on a JRE image built from
+# Debian's packages (testing/docker/base-image).
+DOCKERD := testing/docker/dockerd
+DOCKER_KAFKA ?= 3.7
+# compose-up's ports: those of `make kafka-up` (run one or the other); CONTAINERS' beside them.
+COMPOSE_PORT_BASE ?= 29090
+CONTAINERS_KAFKA ?= 3.7
+CONTAINERS_PORT_BASE ?= 28090
+# -run pattern of testing/containers' tests, and the root package's tests TestContainersCluster runs
+# (default: the rack integration tests that need no second cluster; empty: none).
+CONTAINERS_RUN ?= .
+CONTAINERS_RACK_TESTS ?= ^TestRackIntegration(SteadyState|FollowerKilled|FollowerPaused)$$
+
+.PHONY: docker-image compose-up compose-down test-containers
+
+docker-image:
+	@$(DOCKERD) start >/dev/null
+	testing/docker/build-image $(DOCKER_KAFKA)
+
+compose-up:
+	@$(DOCKERD) start >/dev/null
+	COMPOSE_PORT_BASE=$(COMPOSE_PORT_BASE) testing/docker/compose up
+
+compose-down:
+	@if $(DOCKERD) status; then COMPOSE_PORT_BASE=$(COMPOSE_PORT_BASE) testing/docker/compose down; \
+	else echo "compose-down: no Docker engine answers: nothing to stop"; fi
+
+test-containers:
+	@started=$$($(DOCKERD) start); rc=0; \
+	testing/docker/build-image $(CONTAINERS_KAFKA) || rc=1; \
+	for v in $(CONTAINERS_KAFKA); do \
+	  [ $$rc = 0 ] || break; \
+	  echo "=== test-containers: rackfetch/kafka:$$v"; \
+	  (cd testing/containers && env -u KAFKA_BROKERS TESTCONTAINERS_RYUK_DISABLED=true CONTAINERS_IMAGE=rackfetch/kafka:$$v \
+	    CONTAINERS_PORT_BASE=$(CONTAINERS_PORT_BASE) CONTAINERS_RACK_TESTS='$(CONTAINERS_RACK_TESTS)' \
+	    $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) -run '$(CONTAINERS_RUN)' ./...) || rc=1; \
+	done; \
+	if [ -n "$$started" ]; then $(DOCKERD) stop || rc=1; fi; \
+	exit $$rc
