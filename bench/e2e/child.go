@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -28,7 +29,10 @@ type Report struct {
 	Last  time.Duration `json:"last"`  // start to last record (not closing)
 	// Sockets is the most sockets the child saw open itself when its
 	// first and last consumer finished reading.
-	Sockets int    `json:"sockets"`
+	Sockets int `json:"sockets"`
+	// PeakRSS is the child's VmHWM in bytes when it finished (before
+	// printing this report).
+	PeakRSS int64  `json:"peak_rss"`
 	Error   string `json:"error,omitempty"`
 }
 
@@ -66,6 +70,7 @@ func Consume(spec Spec) Report {
 	if rep.Last == 0 {
 		rep.Last = time.Since(c.start)
 	}
+	rep.PeakRSS, _ = vmHWM("/proc/self/status")
 	if first := c.first.Load(); first > 0 {
 		rep.First = time.Duration(first - 1)
 	}
@@ -79,14 +84,15 @@ func Consume(spec Spec) Report {
 // and what the parent measured of the child process.
 type Run struct {
 	Spec
-	Round    int     `json:"round"`
-	Report   Report  `json:"report"`
-	CPU      float64 `json:"cpu_s"`       // user+sys seconds of the child
-	MaxRSS   int64   `json:"max_rss"`     // bytes
-	Sockets  int     `json:"max_sockets"` // most sockets open at one sample (the parent's every 50 ms, the child's own two)
-	Wall     float64 `json:"wall_s"`      // child start to exit
-	Error    string  `json:"error,omitempty"`
-	Expected Sum     `json:"expected"`
+	Round     int     `json:"round"`
+	Report    Report  `json:"report"`
+	CPU       float64 `json:"cpu_s"`          // user+sys seconds of the child
+	MaxRSS    int64   `json:"max_rss"`        // bytes: the child's VmHWM (see Spawn)
+	RusageRSS int64   `json:"rusage_max_rss"` // bytes: ru_maxrss, which is not the child's own (see Spawn)
+	Sockets   int     `json:"max_sockets"`    // most sockets open at one sample (the parent's every 50 ms, the child's own two)
+	Wall      float64 `json:"wall_s"`         // child start to exit
+	Error     string  `json:"error,omitempty"`
+	Expected  Sum     `json:"expected"`
 }
 
 // OK reports whether the child read exactly the expected records.
@@ -106,8 +112,14 @@ func (r *Run) CPUPerGB() float64 {
 
 // Spawn runs spec in a child process (exe re-executed with the spec in its
 // environment; exe must call MaybeChild first), samples its open sockets
-// every 50 ms, and returns the run. A child that does not finish within
-// spec.Timeout plus a minute is killed.
+// and peak RSS every 50 ms, and returns the run. A child that does not
+// finish within spec.Timeout plus a minute is killed.
+//
+// CPU time is the child's rusage (user+sys). Peak RSS is the child's VmHWM
+// from /proc (its own report at the end, or the parent's last sample), not
+// ru_maxrss: Go starts children with vfork (CLONE_VM), and Linux carries the
+// parent's peak RSS into the child's ru_maxrss at exec, so ru_maxrss is never
+// below the parent's.
 func Spawn(exe string, spec Spec, expected Sum) Run {
 	run := Run{Spec: spec, Expected: expected}
 	js, _ := json.Marshal(spec)
@@ -123,15 +135,19 @@ func Spawn(exe string, spec Spec, expected Sum) Run {
 		return run
 	}
 	stop := make(chan struct{})
-	peak := make(chan int, 1)
-	go func() { peak <- sampleSockets(cmd.Process.Pid, stop) }()
+	peak := make(chan [2]int64, 1)
+	go func() {
+		socks, rss := sample(cmd.Process.Pid, stop)
+		peak <- [2]int64{int64(socks), rss}
+	}()
 	werr := cmd.Wait()
 	run.Wall = time.Since(start).Seconds()
 	close(stop)
-	run.Sockets = <-peak
+	p := <-peak
+	run.Sockets, run.MaxRSS = int(p[0]), p[1]
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		run.CPU = tv(ru.Utime) + tv(ru.Stime)
-		run.MaxRSS = ru.Maxrss << 10 // KiB on Linux
+		run.RusageRSS = ru.Maxrss << 10 // KiB on Linux
 	}
 	found := false
 	sc := bufio.NewScanner(&stdout)
@@ -142,6 +158,7 @@ func Spawn(exe string, spec Spec, expected Sum) Run {
 		}
 	}
 	run.Sockets = max(run.Sockets, run.Report.Sockets)
+	run.MaxRSS = max(run.MaxRSS, run.Report.PeakRSS)
 	switch {
 	case werr != nil:
 		run.Error = fmt.Sprintf("child: %v: %s", werr, tail(stderr.String()))
@@ -164,23 +181,45 @@ func tail(s string) string {
 	return strings.TrimSpace(s)
 }
 
-// sampleSockets counts the sockets among pid's open files every 50 ms until
-// stop is closed and returns the most seen at once.
-func sampleSockets(pid int, stop <-chan struct{}) int {
+// sample counts the sockets among pid's open files and reads its VmHWM
+// every 50 ms until stop is closed, and returns the most sockets seen at
+// once and the last VmHWM read.
+func sample(pid int, stop <-chan struct{}) (sockets int, rss int64) {
 	dir := fmt.Sprintf("/proc/%d/fd", pid)
-	most := 0
+	status := fmt.Sprintf("/proc/%d/status", pid)
 	t := time.NewTicker(50 * time.Millisecond)
 	defer t.Stop()
 	for {
 		if n, err := countSockets(dir); err == nil {
-			most = max(most, n)
+			sockets = max(sockets, n)
+		}
+		if n, err := vmHWM(status); err == nil {
+			rss = max(rss, n)
 		}
 		select {
 		case <-stop:
-			return most
+			return sockets, rss
 		case <-t.C:
 		}
 	}
+}
+
+// vmHWM reads the peak resident set size from a /proc status file.
+func vmHWM(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("reading VmHWM of %s: %w", path, err)
+			}
+			return kb << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM in %s", path)
 }
 
 func countSockets(dir string) (int, error) {

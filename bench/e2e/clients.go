@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -158,13 +157,13 @@ func readRackfetch(ctx context.Context, c *counter, r *kafka.Reader, n int, batc
 func franz(ctx context.Context, c *counter) error {
 	s := c.spec
 	maxBytes := int64(s.FetchBytes) * int64(s.Partitions)
-	maxBytes = min(maxBytes, 1<<30)
+	maxBytes = min(maxBytes, 1<<29) // the broker's fetch.max.bytes (55 MB by default) caps it anyway
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(s.Brokers...),
 		kgo.FetchMinBytes(1),
 		kgo.FetchMaxBytes(int32(maxBytes)),
 		kgo.FetchMaxPartitionBytes(int32(s.FetchBytes)),
-		kgo.BrokerMaxReadBytes(int32(min(maxBytes+1<<20, math.MaxInt32))),
+		kgo.BrokerMaxReadBytes(int32(maxBytes + 1<<20)),
 		kgo.FetchMaxWait(maxWait),
 	}
 	if s.Mode == ModeGroup {
