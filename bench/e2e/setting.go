@@ -46,7 +46,7 @@ func (s Setting) Name() string {
 
 // Short is a compact label for charts.
 func (s Setting) Short() string {
-	return fmt.Sprintf("%s p%d v%s f%s", s.Mode[:1], s.Partitions, Size(s.ValueSize), Size(s.FetchBytes))
+	return fmt.Sprintf("%s · %dp · %s · %s", s.Mode, s.Partitions, Size(s.ValueSize), Size(s.FetchBytes))
 }
 
 // Topic names the topic holding the setting's records: it depends only on

@@ -33,7 +33,7 @@ func main() {
 		partitions = flag.String("partitions", "6,60,300", "partition counts of the topics")
 		values     = flag.String("values", "100,1024", "value sizes in bytes")
 		fetch      = flag.String("fetch", "1048576,10000000,52428800", "per-partition fetch sizes in bytes (1 MiB, 10 MB, 50 MiB)")
-		records    = flag.String("records", "100=3000000,1024=300000", "records per topic for each value size")
+		records    = flag.String("records", "100=3000000,1024=1000000", "records per topic for each value size")
 		clients    = flag.String("clients", strings.Join(e2e.Clients, ","), "clients (franz-go is the base of every ratio)")
 		timeout    = flag.Duration("timeout", 5*time.Minute, "limit of one client run")
 		out        = flag.String("out", "results", "directory for the output files")
