@@ -175,3 +175,53 @@ func ratio(s Stat, client string) string {
 	}
 	return fmt.Sprintf("%.2f× [%.2f–%.2f]", s.Med, s.Min, s.Max)
 }
+
+// Overview writes one row per setting: every client's median records/s and
+// CPU-s/GB ratios to the base, with the rackfetch Reader's peak RSS ratio
+// and peak sockets (the base's in brackets), the figures the targets of the
+// fetch engine are set in.
+func Overview(w io.Writer, sums []SettingSummary) {
+	var clients []string
+	for _, ss := range sums {
+		for _, c := range ss.Clients {
+			if c.Client != Base && !slices.Contains(clients, c.Client) {
+				clients = append(clients, c.Client)
+			}
+		}
+	}
+	fmt.Fprintf(w, "| setting |")
+	for _, c := range clients {
+		fmt.Fprintf(w, " %s records/s · CPU-s/GB ÷ %s |", c, Base)
+	}
+	fmt.Fprintf(w, " rackfetch RSS ÷ %s | sockets rackfetch (%s) |\n|---|", Base, Base)
+	for range clients {
+		fmt.Fprintf(w, "---:|")
+	}
+	fmt.Fprintf(w, "---:|---:|\n")
+	for _, ss := range sums {
+		get := func(name string) *ClientSummary {
+			for i := range ss.Clients {
+				if ss.Clients[i].Client == name && ss.Clients[i].Rounds > 0 {
+					return &ss.Clients[i]
+				}
+			}
+			return nil
+		}
+		fmt.Fprintf(w, "| %s |", ss.Setting.Short())
+		for _, c := range clients {
+			if cs := get(c); cs != nil && !math.IsNaN(cs.RecSRatio.Med) {
+				fmt.Fprintf(w, " %.2f · %.2f |", cs.RecSRatio.Med, cs.CPURatio.Med)
+			} else {
+				fmt.Fprintf(w, " – |")
+			}
+		}
+		rf, base := get("rackfetch"), get(Base)
+		switch {
+		case rf != nil && base != nil:
+			fmt.Fprintf(w, " %.2f | %.0f (%.0f) |\n", rf.RSSRatio.Med, rf.Sockets.Med, base.Sockets.Med)
+		default:
+			fmt.Fprintf(w, " – | – |\n")
+		}
+	}
+	fmt.Fprintln(w)
+}

@@ -123,6 +123,8 @@ func main() {
 	fmt.Fprintf(mf, "Started %s UTC, took %s; %s, GOMAXPROCS %d; cluster %s (Kafka %s); load average %s at the start, %s at the end.\n\n",
 		start.UTC().Format("2006-01-02 15:04"), took.Round(time.Second), runtime.Version(), runtime.GOMAXPROCS(0),
 		brokers, os.Getenv("KAFKA_VERSION"), load0, loadavg())
+	fmt.Fprintf(mf, "Medians of per-round ratios to %s (a ratio above 1 is more records/s or more CPU per GB):\n\n", e2e.Base)
+	e2e.Overview(mf, sums)
 	e2e.Markdown(mf, sums)
 	mf.Close()
 	sf, ferr := os.Create(base + ".svg")

@@ -1,6 +1,7 @@
 // Command e2echart redraws the chart of an e2e run from its runs file and
 // prints its tables: go run ./cmd/e2echart results/e2e-....jsonl writes the
-// .svg next to it and the markdown tables to stdout.
+// .svg next to it and the markdown tables (overview, then one per setting)
+// to stdout.
 package main
 
 import (
@@ -37,6 +38,7 @@ func main() {
 	}
 	sums := e2e.Summarize(runs)
 	write(base+".svg", func(f *os.File) { e2e.SVG(f, sums, *title) })
+	e2e.Overview(os.Stdout, sums)
 	e2e.Markdown(os.Stdout, sums)
 }
 
