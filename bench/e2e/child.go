@@ -91,6 +91,7 @@ type Run struct {
 	RusageRSS int64   `json:"rusage_max_rss"` // bytes: ru_maxrss, which is not the child's own (see Spawn)
 	Sockets   int     `json:"max_sockets"`    // most sockets open at one sample (the parent's every 50 ms, the child's own two)
 	Wall      float64 `json:"wall_s"`         // child start to exit
+	Load1     float64 `json:"load1"`          // the machine's 1-minute load average when the child started
 	Error     string  `json:"error,omitempty"`
 	Expected  Sum     `json:"expected"`
 }
@@ -129,6 +130,7 @@ func Spawn(exe string, spec Spec, expected Sum) Run {
 	cmd.Env = append(os.Environ(), childEnv+"="+string(js))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	run.Load1 = load1()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		run.Error = fmt.Sprintf("starting the child: %v", err)
@@ -242,4 +244,18 @@ func countSockets(dir string) (int, error) {
 		return 0, errors.New("no open files")
 	}
 	return n, nil
+}
+
+// load1 is the 1-minute load average (0 when /proc/loadavg cannot be read).
+func load1() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
 }

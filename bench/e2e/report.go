@@ -59,6 +59,9 @@ type ClientSummary struct {
 type SettingSummary struct {
 	Setting Setting
 	Clients []ClientSummary
+	// Load1 is the range of the machine's 1-minute load average when the
+	// setting's runs started (zero when not recorded).
+	Load1 Stat
 }
 
 // Summarize groups runs by setting (in the order first seen) and client
@@ -89,6 +92,15 @@ func Summarize(runs []Run) []SettingSummary {
 		}
 		slices.SortStableFunc(clients, func(a, b string) int { return clientRank(a) - clientRank(b) })
 		ss := SettingSummary{Setting: s}
+		var loads []float64
+		for _, r := range rs {
+			if r.Load1 > 0 {
+				loads = append(loads, r.Load1)
+			}
+		}
+		if len(loads) > 0 {
+			ss.Load1 = stat(loads)
+		}
 		for _, c := range clients {
 			cs := ClientSummary{Client: c}
 			var recs, cpu, rss, socks, rr, cr, mr []float64
@@ -133,6 +145,9 @@ func clientRank(c string) int {
 func Markdown(w io.Writer, sums []SettingSummary) {
 	for _, ss := range sums {
 		fmt.Fprintf(w, "#### %s\n\n", ss.Setting.Name())
+		if ss.Load1.Max > 0 {
+			fmt.Fprintf(w, "Load average (1 min) when the runs started: %.1f–%.1f.\n\n", ss.Load1.Min, ss.Load1.Max)
+		}
 		fmt.Fprintf(w, "| client | records/s | ÷ %s | CPU-s/GB | ÷ %s | peak RSS MB | ÷ %s | peak sockets | rounds |\n", Base, Base, Base)
 		fmt.Fprintf(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, c := range ss.Clients {
