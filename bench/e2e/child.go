@@ -248,14 +248,20 @@ func countSockets(dir string) (int, error) {
 
 // load1 is the 1-minute load average (0 when /proc/loadavg cannot be read).
 func load1() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
+	f := strings.Fields(LoadAverage())
 	if len(f) == 0 {
 		return 0
 	}
 	v, _ := strconv.ParseFloat(f[0], 64)
 	return v
+}
+
+// LoadAverage is the machine's 1, 5 and 15-minute load averages, "?" when
+// /proc/loadavg cannot be read.
+func LoadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "?"
 }

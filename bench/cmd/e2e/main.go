@@ -100,7 +100,7 @@ func main() {
 	defer stop()
 
 	start := time.Now()
-	load0 := loadavg()
+	load0 := e2e.LoadAverage()
 	logf := func(format string, args ...any) { log.Printf(format, args...) }
 	logf("%d settings × %d clients × %d rounds; runs to %s.jsonl; load %s", len(plan.Settings()), len(plan.Clients), plan.Rounds, base, load0)
 	var runs []e2e.Run
@@ -122,7 +122,7 @@ func main() {
 	fmt.Fprintf(mf, "Command: `%s`  \n", strings.Join(append([]string{"go run ./cmd/e2e"}, os.Args[1:]...), " "))
 	fmt.Fprintf(mf, "Started %s UTC, took %s; %s, GOMAXPROCS %d; cluster %s (Kafka %s); load average %s at the start, %s at the end.\n\n",
 		start.UTC().Format("2006-01-02 15:04"), took.Round(time.Second), runtime.Version(), runtime.GOMAXPROCS(0),
-		brokers, os.Getenv("KAFKA_VERSION"), load0, loadavg())
+		brokers, os.Getenv("KAFKA_VERSION"), load0, e2e.LoadAverage())
 	fmt.Fprintf(mf, "Medians of per-round ratios to %s (a ratio above 1 is more records/s or more CPU per GB):\n\n", e2e.Base)
 	e2e.Overview(mf, sums)
 	e2e.Markdown(mf, sums)
@@ -172,16 +172,4 @@ func atoi(s string) int {
 		return int(f)
 	}
 	return n
-}
-
-func loadavg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return "?"
-	}
-	return strings.Join(f[:3], " ")
 }
