@@ -41,9 +41,10 @@ type cluster struct {
 	partitions   map[topicPartition]Partition
 	topics       map[string][]int // partition ids per topic, sorted
 	incarnations map[string]topicIncarnation
-	retired      map[[16]byte]bool // topic IDs of deleted incarnations
-	conns        map[int]*Conn     // control connections by broker id
-	boot         *Conn             // control connection to a bootstrap address
+	retired      map[[16]byte]bool     // topic IDs of deleted incarnations
+	conns        map[int]*Conn         // control connections by broker id
+	dialing      map[int]chan struct{} // dials in progress, by broker id (conn)
+	boot         *Conn                 // control connection to a bootstrap address
 	bootAddr     string
 	unresponsive map[string]stall // by address
 	refreshed    time.Time
@@ -497,36 +498,53 @@ func (cl *cluster) broker(id int) (Broker, bool) {
 // conn returns the control connection to broker id, dialing it if needed
 // (ctx bounds the dial, ApiVersions and SASL exchange).
 func (cl *cluster) conn(ctx context.Context, id int) (*Conn, error) {
-	cl.mu.Lock()
-	if cl.closed {
+	for {
+		cl.mu.Lock()
+		if cl.closed {
+			cl.mu.Unlock()
+			return nil, errClusterClosed
+		}
+		if c := cl.conns[id]; c != nil && !c.isBroken() {
+			cl.mu.Unlock()
+			return c, nil
+		}
+		// One dial per broker at a time: many partitions starting at once
+		// would otherwise open a connection each and keep one.
+		wait := cl.dialing[id]
+		if wait == nil {
+			break // cl.mu still held
+		}
 		cl.mu.Unlock()
-		return nil, errClusterClosed
-	}
-	if c := cl.conns[id]; c != nil && !c.isBroken() {
-		cl.mu.Unlock()
-		return c, nil
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	b, ok := cl.brokers[id]
-	cl.mu.Unlock()
 	if !ok {
+		cl.mu.Unlock()
 		return nil, fmt.Errorf("broker %d is not in the cluster metadata", id)
 	}
+	done := make(chan struct{})
+	if cl.dialing == nil {
+		cl.dialing = map[int]chan struct{}{}
+	}
+	cl.dialing[id] = done
+	cl.mu.Unlock()
 	c, err := cl.dialer.connect(ctx, "tcp", hostPort(b), ConnConfig{Broker: b.ID, Rack: b.Rack})
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	delete(cl.dialing, id)
+	close(done)
 	if err != nil {
 		return nil, err
 	}
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
 	if cl.closed {
 		c.Close()
 		return nil, errClusterClosed
 	}
 	if old := cl.conns[id]; old != nil {
-		if !old.isBroken() {
-			// Another caller dialed meanwhile and may be using it.
-			c.Close()
-			return old, nil
-		}
 		old.Close()
 	}
 	cl.conns[id] = c

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rackfetch/kafka-go/internal/fetchengine"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
@@ -82,3 +83,6 @@ func rackTestTimeoutMs(ctx context.Context) int32 {
 	}
 	return 30000
 }
+
+// ReaderTestEngineStats returns the counters of r's fetch engine.
+func ReaderTestEngineStats(r *Reader) fetchengine.Stats { return r.engine.Stats() }

@@ -128,6 +128,7 @@ type Engine struct {
 	// back: the loop whose last response a partition was in, until it
 	// asks again or releases.
 	back map[key]*loop
+	stats Stats
 	// inflight is what the requests in flight may bring.
 	inflight int64
 	// roomWait is closed by RoomFreed and when a request ends.
@@ -153,6 +154,28 @@ func (e *Engine) Close() {
 	e.mu.Unlock()
 	e.cancel()
 	e.wg.Wait()
+}
+
+// Stats counts what the engine sent.
+type Stats struct {
+	Conns       int   // data connections open
+	Requests    int64 // Fetch requests answered
+	Incremental int64 // of which in an incremental fetch session
+	Partitions  int64 // partitions answered over all requests
+}
+
+// Stats returns the engine's counters.
+func (e *Engine) Stats() Stats {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	st := e.stats
+	st.Conns = 0
+	for _, l := range e.loops {
+		if l.hasConn {
+			st.Conns++
+		}
+	}
+	return st
 }
 
 // Conns returns the number of open data connections.
@@ -472,6 +495,13 @@ func (l *loop) fetch(batch []*waiter, reserved int64) {
 			return
 		}
 		l.sess.update(req, resp, listed)
+		e.mu.Lock()
+		e.stats.Requests++
+		if req.SessionEpoch > 0 {
+			e.stats.Incremental++
+		}
+		e.stats.Partitions += int64(len(batch))
+		e.mu.Unlock()
 		l.answer(batch, resp, Result{Throttle: time.Duration(resp.ThrottleTimeMs) * time.Millisecond, MaxWait: wait, Data: hasData(resp)})
 		return
 	}

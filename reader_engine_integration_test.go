@@ -1,0 +1,103 @@
+package kafka_test
+
+// Integration test of the Reader's fetch engine on the real cluster: a
+// group Reader over 60 partitions reads through one data connection per
+// broker, in multi-partition fetches that continue an incremental fetch
+// session, and delivers every message once and in partition order.
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	kafka "github.com/rackfetch/kafka-go"
+)
+
+// reSockets counts the open connections a Dialer made, and their peak.
+type reSockets struct {
+	mu         sync.Mutex
+	open, peak int
+}
+
+func (s *reSockets) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.open++
+	s.peak = max(s.peak, s.open)
+	s.mu.Unlock()
+	return &reConn{Conn: c, s: s}, nil
+}
+
+func (s *reSockets) counts() (open, peak int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.open, s.peak
+}
+
+type reConn struct {
+	net.Conn
+	s    *reSockets
+	once sync.Once
+}
+
+func (c *reConn) Close() error {
+	c.once.Do(func() {
+		c.s.mu.Lock()
+		c.s.open--
+		c.s.mu.Unlock()
+	})
+	return c.Conn.Close()
+}
+
+func TestReaderIntegrationEngineSockets(t *testing.T) {
+	c := requireRackCluster(t)
+	const partitions, perPartition = 60, 200
+	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: partitions})
+	w := &kafka.Writer{Addr: kafka.TCP(c.Brokers...), Topic: topic, Balancer: &kafka.RoundRobin{}, BatchSize: 1000, RequiredAcks: kafka.RequireAll}
+	defer w.Close()
+	ctx := testContext(t, 3*time.Minute)
+	msgs := make([]kafka.Message, 0, partitions*perPartition)
+	for i := 0; i < partitions*perPartition; i++ {
+		msgs = append(msgs, kafka.Message{Value: []byte(fmt.Sprintf("v%d", i))})
+	}
+	require.NoError(t, w.WriteMessages(ctx, msgs...))
+
+	sockets := &reSockets{}
+	r := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) {
+		cfg.Topic, cfg.GroupTopics = "", []string{topic}
+		cfg.GroupID, cfg.Rack = "g-"+topic, "b"
+		cfg.StartOffset = kafka.FirstOffset
+		cfg.Dialer.DialFunc = sockets.dial
+	})
+	next := map[int]int64{}
+	for n := 0; n < partitions*perPartition; n++ {
+		m, err := r.FetchMessage(ctx)
+		require.NoError(t, err)
+		require.Equal(t, next[m.Partition], m.Offset, "partition %d", m.Partition)
+		next[m.Partition] = m.Offset + 1
+	}
+	for p := 0; p < partitions; p++ {
+		assert.Equal(t, int64(perPartition), next[p], "partition %d", p)
+	}
+
+	st := kafka.ReaderTestEngineStats(r)
+	open, peak := sockets.counts()
+	t.Logf("ENGINEFIGURE sockets open %d peak %d; data connections %d; %d fetch requests for %d partition fetches (%.1f a request), %d in a fetch session",
+		open, peak, st.Conns, st.Requests, st.Partitions, float64(st.Partitions)/float64(max(st.Requests, 1)), st.Incremental)
+	// One data connection per broker; besides, at most one control
+	// connection per broker, the coordinator's and the bootstrap one.
+	assert.LessOrEqual(t, st.Conns, 3, "data connections")
+	assert.LessOrEqual(t, peak, 3+3+2, "sockets at the peak (kafka-go: one a partition)")
+	assert.Greater(t, float64(st.Partitions)/float64(st.Requests), 2.0, "partitions a fetch request")
+	assert.Greater(t, st.Incremental, st.Requests/2, "requests in an incremental fetch session")
+}
