@@ -4,25 +4,42 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
+	"unsafe"
 
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
-// The fetch path of the Reader: turning one fetched partition into
-// Messages.
+// The fetch path of the Reader: turning one fetched partition into a run
+// of records the application pops Messages from.
 //
-// Messages point into the fetch response: keys, values and headers of
-// uncompressed batches alias the response frame, those of compressed
-// batches the buffer the batch was decompressed into. Neither buffer is
-// ever reused (the engine reads every response into a fresh one, the
-// record reader decompresses every batch into a fresh one), so no record
-// is copied; a Message the application keeps keeps its buffer alive, as a
-// kafka-go Message keeps the bytes it was given.
+// Nothing is copied: keys, values and headers of uncompressed batches stay
+// in the fetch response's frame, those of compressed batches in the buffer
+// the batch was decompressed into, and neither buffer is ever reused (the
+// engine reads every response into a fresh one, the record reader
+// decompresses every batch into a fresh one). A run keeps each record as a
+// compact, pointer-free entry (where its bytes are), and the Message is
+// made when the application takes it: the garbage collector never scans
+// per-record pointers, and a Message the application keeps keeps its
+// buffer alive, as a kafka-go Message keeps the bytes it was given.
+
+// span locates a key or value: n bytes at off in the run's buffer buf; n
+// is -1 for null.
+type span struct{ buf, off, n int32 }
+
+// compactRecord is one record of a run.
+type compactRecord struct {
+	offset     int64
+	timestamp  int64 // ms since the epoch, -1: none
+	key, value span
+	hdrs       int32 // first header in the run's hdrs
+	nhdrs      int32
+}
 
 // fetchedBatch is what one fetch of one partition produced.
 type fetchedBatch struct {
-	msgs  []Message
-	bytes int64 // keys and values, as kafka-go's Bytes stat counts them
+	run   *queuedRun // nil when no record
+	bytes int64      // keys and values, as kafka-go's Bytes stat counts them
 
 	// next is the offset to fetch next: past the last record and past
 	// control batches, aborted and compacted records.
@@ -35,15 +52,26 @@ type fetchedBatch struct {
 	lastOffset int64
 }
 
+func (fb *fetchedBatch) records() int {
+	if fb.run == nil {
+		return 0
+	}
+	return len(fb.run.recs)
+}
+
 // partitionDecoder decodes fetched partitions; one per fetcher, so that
 // its record reader's state is reused.
 type partitionDecoder struct {
 	records protocol.RecordReader
+	// perRecord is the average bytes a record took in the last fetch, to
+	// size the next run.
+	perRecord int
 }
 
 // decode reads every record of p, fetched at offset from broker with
-// partition max bytes partMax, into messages. err is the partition's error (nil at a clean end); records
-// before an error are still returned, so nothing fetched is dropped.
+// partition max bytes partMax, into a run. err is the partition's error
+// (nil at a clean end); records before an error are still returned, so
+// nothing fetched is dropped.
 func (d *partitionDecoder) decode(p *protocol.FetchResponsePartition, topic string, partition int, offset int64, isolation IsolationLevel, broker, partMax int) (fb fetchedBatch, err error) {
 	fb.epoch, fb.lastOffset, fb.next = -1, -1, offset
 	if p.ErrorCode != 0 {
@@ -65,12 +93,15 @@ func (d *partitionDecoder) decode(p *protocol.FetchResponsePartition, topic stri
 	r := &d.records
 	r.Reset(p.Records, opts)
 	defer r.Reset(nil, protocol.RecordReadOptions{}) // drop the aliases
+	var run *queuedRun
+	last := -1 // index in run.bufs of the current batch's buffer
+	var lastBase []byte
 	for {
 		rec, e := r.Next()
 		if e != nil {
 			if !errors.Is(e, io.EOF) {
 				err = fmt.Errorf("decoding %s/%d: %w", topic, partition, e)
-			} else if size, ok := r.NeedMoreBytes(); ok && len(fb.msgs) == 0 && len(p.Records) >= partMax {
+			} else if size, ok := r.NeedMoreBytes(); ok && run == nil && len(p.Records) >= partMax {
 				// A batch cut short by the response's limit (the
 				// Reader's budget, other partitions first) is only
 				// fetched again; one cut by the partition's own limit
@@ -80,23 +111,31 @@ func (d *partitionDecoder) decode(p *protocol.FetchResponsePartition, topic stri
 			}
 			break
 		}
-		if fb.msgs == nil {
-			// Sized from the bytes: at least ~70 bytes a record on the wire.
-			fb.msgs = make([]Message, 0, min(len(p.Records)/70+1, 1<<16))
+		if run == nil {
+			per := max(d.perRecord, 16)
+			run = &queuedRun{topic: topic, partition: partition, hw: p.HighWatermark,
+				recs: make([]compactRecord, 0, len(p.Records)/per+8)}
 		}
+		if base := r.Buffer(); last < 0 || !sameBuffer(base, lastBase) {
+			run.bufs = append(run.bufs, base)
+			last, lastBase = len(run.bufs)-1, base
+		}
+		cr := compactRecord{offset: rec.Offset, timestamp: rec.Timestamp, hdrs: -1}
+		cr.key = run.place(last, rec.Key)
+		cr.value = run.place(last, rec.Value)
+		if len(rec.Headers) > 0 {
+			cr.hdrs, cr.nhdrs = int32(len(run.hdrs)), int32(len(rec.Headers))
+			run.hdrs = append(run.hdrs, rec.Headers...)
+		}
+		run.recs = append(run.recs, cr)
 		fb.epoch = r.Batch().PartitionLeaderEpoch
 		fb.lastOffset = rec.Offset
 		fb.bytes += int64(len(rec.Key) + len(rec.Value))
-		fb.msgs = append(fb.msgs, Message{
-			Topic:         topic,
-			Partition:     partition,
-			Offset:        rec.Offset,
-			HighWaterMark: p.HighWatermark,
-			Time:          rec.Time(),
-			Key:           rec.Key,
-			Value:         rec.Value,
-			Headers:       rec.Headers,
-		})
+	}
+	if run != nil {
+		d.perRecord = len(p.Records) / len(run.recs)
+		run.bytes = fb.bytes
+		fb.run = run
 	}
 	if n := r.NextOffset(); n > fb.next {
 		fb.next = n
@@ -105,4 +144,96 @@ func (d *partitionDecoder) decode(p *protocol.FetchResponsePartition, topic stri
 		fb.next = fb.lastOffset + 1
 	}
 	return fb, err
+}
+
+// sameBuffer reports whether a and b start at the same byte.
+func sameBuffer(a, b []byte) bool {
+	return len(a) > 0 && len(b) > 0 && unsafe.SliceData(a) == unsafe.SliceData(b)
+}
+
+// place returns where s lies in buffer i of the run; bytes that lie
+// elsewhere (never, as the record reader works today) are copied into a
+// buffer of their own.
+func (run *queuedRun) place(i int, s []byte) span {
+	if s == nil {
+		return span{n: -1}
+	}
+	if off, ok := offsetIn(run.bufs[i], s); ok {
+		return span{buf: int32(i), off: int32(off), n: int32(len(s))}
+	}
+	run.bufs = append(run.bufs, append([]byte(nil), s...))
+	return span{buf: int32(len(run.bufs) - 1), n: int32(len(s))}
+}
+
+// offsetIn returns the offset of s within buf, if s lies wholly inside it.
+func offsetIn(buf, s []byte) (int, bool) {
+	if len(s) == 0 {
+		return 0, true
+	}
+	b := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+	if p < b || p-b > uintptr(len(buf)) || uintptr(len(s)) > uintptr(len(buf))-(p-b) {
+		return 0, false
+	}
+	return int(p - b), true
+}
+
+// slice returns the bytes sp locates.
+func (run *queuedRun) slice(sp span) []byte {
+	if sp.n < 0 {
+		return nil
+	}
+	end := sp.off + sp.n
+	return run.bufs[sp.buf][sp.off:end:end]
+}
+
+// message makes the Message of record i.
+func (run *queuedRun) message(i int) Message {
+	if run.msgs != nil {
+		return run.msgs[i]
+	}
+	cr := &run.recs[i]
+	m := Message{
+		Topic:         run.topic,
+		Partition:     run.partition,
+		Offset:        cr.offset,
+		HighWaterMark: run.hw,
+		Key:           run.slice(cr.key),
+		Value:         run.slice(cr.value),
+	}
+	if cr.timestamp >= 0 {
+		m.Time = time.UnixMilli(cr.timestamp)
+	}
+	if cr.nhdrs > 0 {
+		end := cr.hdrs + cr.nhdrs
+		m.Headers = run.hdrs[cr.hdrs:end:end]
+	}
+	return m
+}
+
+// size returns the bytes of keys and values of records [i, j).
+func (run *queuedRun) size(i, j int) int64 {
+	if run.msgs != nil {
+		var n int64
+		for _, m := range run.msgs[i:j] {
+			n += int64(len(m.Key) + len(m.Value))
+		}
+		return n
+	}
+	if i == 0 && j == len(run.recs) {
+		return run.bytes
+	}
+	var n int64
+	for k := i; k < j; k++ {
+		n += int64(max(run.recs[k].key.n, 0) + max(run.recs[k].value.n, 0))
+	}
+	return n
+}
+
+// len returns the records of the run.
+func (run *queuedRun) len() int {
+	if run.msgs != nil {
+		return len(run.msgs)
+	}
+	return len(run.recs)
 }

@@ -542,7 +542,7 @@ func (r *Reader) errorf(format string, args ...interface{}) {
 }
 
 // readerQueue hands fetched messages to the application. Fetchers push
-// the messages of one fetch of one partition as one run, without waiting;
+// the records of one fetch of one partition as one run, without waiting;
 // the application pops one message or a whole run (in pieces of at most
 // QueueCapacity messages). A fetcher then waits, before its partition's
 // next fetch, until the application has taken all but its last fetch
@@ -561,38 +561,45 @@ type readerQueue struct {
 	capacity int
 	closed   bool
 	dataWait chan struct{} // closed when something is pushed
-	// perPart counts the queued messages of each partition; takenWait
-	// holds the fetchers waiting for theirs to drop (waitTaken).
-	perPart   map[topicPartition]int
-	takenWait map[topicPartition]*takenWaiter
+	parts    map[topicPartition]*queuedPartition
 	// onFree is called when a run has been taken (the engine may have
 	// room for another fetch).
 	onFree func()
 }
 
-type takenWaiter struct {
+// queuedPartition counts the queued messages of one partition; wait is
+// closed once they are no more than limit (waitTaken).
+type queuedPartition struct {
+	count int
 	limit int
-	ch    chan struct{}
+	wait  chan struct{}
 }
 
-// queuedRun is consecutive messages of one partition from one fetch, or
-// an error for the application.
+// queuedRun is consecutive records of one partition from one fetch (recs,
+// fetch.go; or msgs, a message put back), or an error for the
+// application.
 type queuedRun struct {
 	gen       int64
 	topic     string
 	partition int
 	hw        int64
-	msgs      []Message
-	next      int
-	err       error
+	part      *queuedPartition
+
+	recs  []compactRecord
+	bufs  [][]byte
+	hdrs  []Header
+	bytes int64 // keys and values of recs
+	msgs  []Message
+
+	next int
+	err  error
 }
 
 var errStaleGeneration = errors.New("kafka reader: stale fetcher generation")
 
 func (q *readerQueue) init(capacity int) {
 	q.capacity = capacity
-	q.perPart = map[topicPartition]int{}
-	q.takenWait = map[topicPartition]*takenWaiter{}
+	q.parts = map[topicPartition]*queuedPartition{}
 }
 
 func (q *readerQueue) len() int {
@@ -614,8 +621,8 @@ func (q *readerQueue) reset(gen int64) {
 	q.gen = gen
 	clear(q.runs)
 	q.runs, q.head, q.count, q.bytes = q.runs[:0], 0, 0, 0
-	clear(q.perPart)
 	q.wakeAllTaken()
+	q.parts = map[topicPartition]*queuedPartition{}
 	q.mu.Unlock()
 	q.freed()
 }
@@ -636,9 +643,11 @@ func (q *readerQueue) wakeData() {
 }
 
 func (q *readerQueue) wakeAllTaken() {
-	for tp, w := range q.takenWait {
-		close(w.ch)
-		delete(q.takenWait, tp)
+	for _, p := range q.parts {
+		if p.wait != nil {
+			close(p.wait)
+			p.wait = nil
+		}
 	}
 }
 
@@ -648,10 +657,20 @@ func (q *readerQueue) freed() {
 	}
 }
 
-// push queues msgs (one partition, in order; size: their keys and values)
-// for generation gen. It fails when the generation is over or the queue
-// closed; then the caller stops.
-func (q *readerQueue) push(gen int64, tp topicPartition, hw int64, msgs []Message, size int64) error {
+// part returns the counter of tp; q.mu held.
+func (q *readerQueue) part(tp topicPartition) *queuedPartition {
+	p := q.parts[tp]
+	if p == nil {
+		p = &queuedPartition{}
+		q.parts[tp] = p
+	}
+	return p
+}
+
+// push queues run (one partition's records, in order) for generation gen.
+// It fails when the generation is over or the queue closed; then the
+// caller stops.
+func (q *readerQueue) push(gen int64, tp topicPartition, run *queuedRun) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	switch {
@@ -660,10 +679,12 @@ func (q *readerQueue) push(gen int64, tp topicPartition, hw int64, msgs []Messag
 	case gen != q.gen:
 		return errStaleGeneration
 	}
-	q.runs = append(q.runs, &queuedRun{gen: gen, topic: tp.topic, partition: tp.partition, hw: hw, msgs: msgs})
-	q.count += len(msgs)
-	q.bytes += size
-	q.perPart[tp] += len(msgs)
+	run.gen, run.part = gen, q.part(tp)
+	n := run.len()
+	q.runs = append(q.runs, run)
+	q.count += n
+	q.bytes += run.size(0, n)
+	run.part.count += n
 	q.wakeData()
 	return nil
 }
@@ -674,6 +695,7 @@ func (q *readerQueue) push(gen int64, tp topicPartition, hw int64, msgs []Messag
 func (q *readerQueue) waitTaken(ctx context.Context, gen int64, tp topicPartition, limit int, before func()) error {
 	for called := false; ; {
 		q.mu.Lock()
+		p := q.part(tp)
 		switch {
 		case q.closed:
 			q.mu.Unlock()
@@ -681,42 +703,37 @@ func (q *readerQueue) waitTaken(ctx context.Context, gen int64, tp topicPartitio
 		case gen != q.gen:
 			q.mu.Unlock()
 			return errStaleGeneration
-		case q.perPart[tp] <= limit:
+		case p.count <= limit:
 			q.mu.Unlock()
 			return nil
 		}
-		w := &takenWaiter{limit: limit, ch: make(chan struct{})}
-		q.takenWait[tp] = w
+		if p.wait == nil {
+			p.wait = make(chan struct{})
+		}
+		p.limit = limit
+		wait := p.wait
 		q.mu.Unlock()
 		if !called {
 			called = true
 			before()
 		}
 		select {
-		case <-w.ch:
+		case <-wait:
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
 }
 
-// taken accounts for msgs of tp leaving the queue; q.mu must be held.
-func (q *readerQueue) taken(tp topicPartition, msgs []Message) {
-	var size int64
-	for i := range msgs {
-		size += int64(len(msgs[i].Key) + len(msgs[i].Value))
-	}
-	q.count -= len(msgs)
-	q.bytes -= size
-	n := q.perPart[tp] - len(msgs)
-	if n <= 0 {
-		delete(q.perPart, tp)
-	} else {
-		q.perPart[tp] = n
-	}
-	if w := q.takenWait[tp]; w != nil && n <= w.limit {
-		close(w.ch)
-		delete(q.takenWait, tp)
+// taken accounts for records [i, j) of run leaving the queue; q.mu held.
+func (q *readerQueue) taken(run *queuedRun, i, j int) {
+	q.count -= j - i
+	q.bytes -= run.size(i, j)
+	p := run.part
+	p.count -= j - i
+	if p.wait != nil && p.count <= p.limit {
+		close(p.wait)
+		p.wait = nil
 	}
 }
 
@@ -729,7 +746,8 @@ func (q *readerQueue) unpop(gen int64, m Message, hw int64) {
 	if q.closed || gen != q.gen {
 		return
 	}
-	run := &queuedRun{gen: gen, topic: m.Topic, partition: m.Partition, hw: hw, msgs: []Message{m}}
+	tp := topicPartition{m.Topic, m.Partition}
+	run := &queuedRun{gen: gen, topic: m.Topic, partition: m.Partition, hw: hw, msgs: []Message{m}, part: q.part(tp)}
 	if q.head > 0 {
 		q.head--
 		q.runs[q.head] = run
@@ -740,7 +758,7 @@ func (q *readerQueue) unpop(gen int64, m Message, hw int64) {
 	}
 	q.count++
 	q.bytes += int64(len(m.Key) + len(m.Value))
-	q.perPart[topicPartition{m.Topic, m.Partition}]++
+	run.part.count++
 	q.wakeData()
 }
 
@@ -805,10 +823,10 @@ func (q *readerQueue) pop(ctx context.Context) (Message, int64, int64, error) {
 		q.mu.Unlock()
 		return Message{}, 0, run.gen, run.err
 	}
-	m := run.msgs[run.next]
+	i := run.next
 	run.next++
-	q.taken(topicPartition{run.topic, run.partition}, []Message{m})
-	done := run.next == len(run.msgs)
+	q.taken(run, i, i+1)
+	done := run.next == run.len()
 	if done {
 		q.dropFront()
 	}
@@ -816,7 +834,8 @@ func (q *readerQueue) pop(ctx context.Context) (Message, int64, int64, error) {
 	if done {
 		q.freed()
 	}
-	return m, run.hw, run.gen, nil
+	// Made outside the lock: the run's records no longer change.
+	return run.message(i), run.hw, run.gen, nil
 }
 
 // popBatch returns the rest of the first run, at most QueueCapacity
@@ -831,17 +850,21 @@ func (q *readerQueue) popBatch(ctx context.Context) (*MessageBatch, int64, error
 		q.mu.Unlock()
 		return nil, run.gen, run.err
 	}
-	end := min(len(run.msgs), run.next+q.capacity)
-	msgs := run.msgs[run.next:end:end]
+	i := run.next
+	end := min(run.len(), i+q.capacity)
 	run.next = end
-	q.taken(topicPartition{run.topic, run.partition}, msgs)
-	done := run.next == len(run.msgs)
+	q.taken(run, i, end)
+	done := end == run.len()
 	if done {
 		q.dropFront()
 	}
 	q.mu.Unlock()
 	if done {
 		q.freed()
+	}
+	msgs := make([]Message, end-i)
+	for k := range msgs {
+		msgs[k] = run.message(i + k)
 	}
 	return &MessageBatch{Topic: run.topic, Partition: run.partition, HighWaterMark: run.hw, Messages: msgs}, run.gen, nil
 }

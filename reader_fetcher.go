@@ -290,13 +290,14 @@ func (f *fetcher) step(ctx context.Context) bool {
 
 	// Every record of the batch reaches the queue before anything else
 	// happens: a switch of replica or an error never drops fetched data.
-	r.stats.messages.observe(int64(len(fb.msgs)))
+	n := fb.records()
+	r.stats.messages.observe(int64(n))
 	r.stats.bytes.observe(fb.bytes)
-	r.stats.fetchSize.observe(int64(len(fb.msgs)))
+	r.stats.fetchSize.observe(int64(n))
 	r.stats.fetchBytes.observe(fb.bytes)
 	r.stats.readTime.observeDuration(time.Since(t1))
-	if len(fb.msgs) > 0 {
-		if perr := r.queue.push(f.gen, f.tp, hw, fb.msgs, fb.bytes); perr != nil {
+	if n > 0 {
+		if perr := r.queue.push(f.gen, f.tp, fb.run); perr != nil {
 			return false
 		}
 		f.epoch = fb.epoch
@@ -314,14 +315,14 @@ func (f *fetcher) step(ctx context.Context) bool {
 	}
 	// One fetch ahead: the next fetch of the partition waits until the
 	// application has taken what the previous ones brought.
-	if len(fb.msgs) > 0 && r.queue.waitTaken(ctx, f.gen, f.tp, max(len(fb.msgs), r.config.QueueCapacity), f.release) != nil {
+	if n > 0 && r.queue.waitTaken(ctx, f.gen, f.tp, max(n, r.config.QueueCapacity), f.release) != nil {
 		return false
 	}
 
 	if err == nil {
 		f.errs, f.failures = 0, 0
 		ev := routeEvent{Kind: eventFetched, Broker: broker, Now: f.now(), Preferred: preferred,
-			Empty: len(fb.msgs) == 0, FetchOffset: fetchOffset, HighWatermark: hw}
+			Empty: n == 0, FetchOffset: fetchOffset, HighWatermark: hw}
 		var pause time.Duration
 		if ev.Empty && preferred < 0 && !res.Data && t1.Sub(t0) < res.MaxWait/2 {
 			// The broker answered at once with nothing for any

@@ -49,7 +49,11 @@ type readerGroup struct {
 
 	// pos is, for each partition of the last generation, the offset after
 	// the last message returned to the application.
-	pos map[topicPartition]int64
+	pos map[topicPartition]*int64
+	// lastTP and lastPos cache the entry of pos delivered touched last:
+	// messages come in runs of one partition.
+	lastTP  topicPartition
+	lastPos *int64
 	// floor is, for each partition of gen, the offset the group had
 	// committed when gen started (absent: none).
 	floor map[topicPartition]int64
@@ -173,13 +177,14 @@ func (g *readerGroup) subscribe(gen *Generation) {
 			floor[tp] = off
 		}
 	}
-	pos := map[topicPartition]int64{}
+	pos := map[topicPartition]*int64{}
 	for tp, off := range offsets {
-		p, kept := g.pos[tp]
+		pp, kept := g.pos[tp]
 		if !kept {
 			continue
 		}
-		pos[tp] = p
+		p := *pp
+		pos[tp] = &p
 		// off < 0: nothing committed yet (FirstOffset).
 		if off < 0 || p > off {
 			r.logf("kafka reader: group %s generation %d: %s resumes at offset %d, after the last message returned (committed: %s)",
@@ -187,7 +192,7 @@ func (g *readerGroup) subscribe(gen *Generation) {
 			offsets[tp] = p
 		}
 	}
-	g.pos, g.floor = pos, floor
+	g.pos, g.floor, g.lastPos = pos, floor, nil
 	g.gen, g.owned, g.lastGen = gen, owned, readerGen
 	g.stash, g.stashGen = offsetStash{}, gen
 	close(g.readyCh)
@@ -226,8 +231,17 @@ func (g *readerGroup) delivered(tp topicPartition, offset, mgen int64) {
 	if mgen != g.lastGen || g.pos == nil {
 		return
 	}
-	if cur, ok := g.pos[tp]; !ok || offset+1 > cur {
-		g.pos[tp] = offset + 1
+	if g.lastPos == nil || g.lastTP != tp {
+		p := g.pos[tp]
+		if p == nil {
+			p = new(int64)
+			*p = offset + 1
+			g.pos[tp] = p
+		}
+		g.lastTP, g.lastPos = tp, p
+	}
+	if offset+1 > *g.lastPos {
+		*g.lastPos = offset + 1
 	}
 }
 

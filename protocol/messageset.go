@@ -102,6 +102,7 @@ func (r *RecordReader) startLegacy(entry []byte) bool {
 		// or past MaxOffset never get here (nextEntry).
 		r.batch = recLegacyHeader(offset, int8(entry[16]), int8(entry[17]), -1)
 		r.mode, r.recs, r.legacyBase, r.legacyTime, r.batchEnd = recModeLegacy, entry, 0, -1, offset+1
+		r.base = entry
 		return true
 	}
 	m, _, err := recParseLegacy(entry)
@@ -165,6 +166,7 @@ func (r *RecordReader) startLegacy(entry []byte) bool {
 		wrapperTime = m.timestamp
 	}
 	r.mode, r.recs, r.legacyBase, r.legacyTime, r.batchEnd = recModeLegacy, inner, base, wrapperTime, offset+1
+	r.base = inner
 	return true
 }
 

@@ -147,6 +147,7 @@ func (r *RecordReader) startBatch(entry []byte) bool {
 	}
 	r.batch, r.batchEnd = h, end
 	r.mode, r.recs, r.left = recModeBatch, records, h.NumRecords
+	r.base = records
 	return true
 }
 

@@ -151,7 +151,8 @@ type RecordReader struct {
 	batch    RecordBatchHeader
 	batchEnd int64 // last offset + 1 of the current batch
 	recs     []byte
-	left     int32 // records left in a v2 batch
+	base     []byte // what the current batch's records alias (Buffer)
+	left     int32  // records left in a v2 batch
 	// Legacy inner sets: absolute offset = legacyBase + stored offset;
 	// legacyTime >= 0 overrides inner timestamps (log append time).
 	legacyBase int64
@@ -183,7 +184,7 @@ func NewRecordReader(data []byte, opts RecordReadOptions) *RecordReader {
 // Records already returned stay valid, the reader's buffers are never
 // handed out twice, unless the previous options had ReuseBuffers.
 func (r *RecordReader) Reset(data []byte, opts RecordReadOptions) {
-	r.data, r.opts, r.err = data, opts, nil
+	r.data, r.opts, r.err, r.base = data, opts, nil, nil
 	if !opts.ReuseBuffers {
 		r.buf, r.hdrsKeep = nil, nil
 	}
@@ -254,6 +255,10 @@ func (r *RecordReader) ReadAll(dst []Record) ([]Record, error) {
 // offset (as BaseOffset) and timestamp (as MaxTimestamp), and -1 producer
 // fields.
 func (r *RecordReader) Batch() RecordBatchHeader { return r.batch }
+
+// Buffer returns the bytes the records of the current batch alias: part of
+// the input, or the buffer a compressed batch was decompressed into.
+func (r *RecordReader) Buffer() []byte { return r.base }
 
 // NextOffset is the offset to fetch next: past the last record returned and
 // past every batch read to its end, including batches that returned
