@@ -15,8 +15,10 @@ import (
 	"fmt"
 	"log"
 	"log/slog"
+	"net"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -88,7 +90,18 @@ func produce(ctx context.Context, brokers []string, topic string, count int) int
 		log.Fatal(err)
 	}
 	n := 2 * len(bs)
-	if err := c.CreateTopics(kafka.TopicConfig{Topic: topic, NumPartitions: n, ReplicationFactor: len(bs)}); err != nil {
+	// CreateTopics goes to the controller (ZooKeeper clusters refuse it
+	// elsewhere with NOT_CONTROLLER).
+	ctrl, err := c.Controller()
+	if err != nil {
+		log.Fatal(err)
+	}
+	cc, err := kafka.DialContext(ctx, "tcp", net.JoinHostPort(ctrl.Host, strconv.Itoa(ctrl.Port)))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cc.Close()
+	if err := cc.CreateTopics(kafka.TopicConfig{Topic: topic, NumPartitions: n, ReplicationFactor: len(bs)}); err != nil {
 		log.Fatal(err)
 	}
 	w := &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: topic, RequiredAcks: kafka.RequireAll, BatchSize: 500}

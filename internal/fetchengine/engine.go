@@ -127,7 +127,7 @@ type Engine struct {
 	loops  map[int]*loop
 	// back: the loop whose last response a partition was in, until it
 	// asks again or releases.
-	back map[key]*loop
+	back  map[key]*loop
 	stats Stats
 	// inflight is what the requests in flight may bring.
 	inflight int64
