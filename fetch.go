@@ -112,7 +112,7 @@ func (d *partitionDecoder) decode(p *protocol.FetchResponsePartition, topic stri
 			break
 		}
 		if run == nil {
-			per := max(d.perRecord, 16)
+			per := max(d.perRecord, 64) // 64: a guess for the first fetch that does not grossly overallocate
 			run = &queuedRun{topic: topic, partition: partition, hw: p.HighWatermark,
 				recs: make([]compactRecord, 0, len(p.Records)/per+8)}
 		}
