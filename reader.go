@@ -565,6 +565,9 @@ type readerQueue struct {
 	// onFree is called when a run has been taken (the engine may have
 	// room for another fetch).
 	onFree func()
+	// shared is the bytes of the queued runs counted in the process-wide
+	// budget (readersBudget), given back as each run is taken whole.
+	shared int64
 }
 
 // queuedPartition counts the queued messages of one partition; wait is
@@ -623,16 +626,22 @@ func (q *readerQueue) reset(gen int64) {
 	q.runs, q.head, q.count, q.bytes = q.runs[:0], 0, 0, 0
 	q.wakeAllTaken()
 	q.parts = map[topicPartition]*queuedPartition{}
+	shared := q.shared
+	q.shared = 0
 	q.mu.Unlock()
+	readersBudget.Release(shared)
 	q.freed()
 }
 
 func (q *readerQueue) close() {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	q.closed = true
 	q.wakeData()
 	q.wakeAllTaken()
+	shared := q.shared
+	q.shared = 0
+	q.mu.Unlock()
+	readersBudget.Release(shared)
 }
 
 func (q *readerQueue) wakeData() {
@@ -685,6 +694,8 @@ func (q *readerQueue) push(gen int64, tp topicPartition, run *queuedRun) error {
 	q.count += n
 	q.bytes += run.size(0, n)
 	run.part.count += n
+	q.shared += run.bytes
+	readersBudget.Add(run.bytes)
 	q.wakeData()
 	return nil
 }
@@ -800,6 +811,10 @@ func (q *readerQueue) front(ctx context.Context) (*queuedRun, error) {
 
 // dropFront removes the first run; q.mu must be held.
 func (q *readerQueue) dropFront() {
+	if n := q.runs[q.head].bytes; n > 0 {
+		q.shared -= n
+		readersBudget.Release(n)
+	}
 	q.runs[q.head] = nil
 	q.head++
 	if q.head == len(q.runs) {

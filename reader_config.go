@@ -61,8 +61,9 @@ type ReaderConfig struct {
 	// asks the broker for no more than what is left of it, and none is
 	// sent while less than a quarter is left (unless nothing waits). The
 	// broker may return one record batch beyond it, so that reading
-	// progresses; each fetched message costs about 150 bytes more.
-	// MaxBytes still bounds one partition in one fetch.
+	// progresses; each fetched record costs 48 bytes more until it is
+	// taken. MaxBytes still bounds one partition in one fetch. All the
+	// Readers of a process also share SetReaderBufferLimit (256 MiB).
 	//
 	// Default: 64 MiB
 	MaxBufferedBytes int

@@ -24,6 +24,23 @@ func init() {
 // ReaderConfig.MaxBufferedBytes.
 const defaultReaderMaxBufferedBytes = 64 << 20
 
+// DefaultReaderBufferLimit is the default of SetReaderBufferLimit.
+const DefaultReaderBufferLimit = 256 << 20
+
+// readersBudget is shared by every Reader of the process.
+var readersBudget = fetchengine.NewBudget(DefaultReaderBufferLimit)
+
+// SetReaderBufferLimit bounds the bytes (keys and values) that all the
+// Readers of the process together fetch ahead of their applications, on
+// top of each Reader's MaxBufferedBytes: a program that runs one Reader per
+// partition, as kafka-go programs often do, holds no more than this
+// however many partitions it reads. The default is
+// DefaultReaderBufferLimit (256 MiB); 0 removes the bound. A Reader that
+// holds nothing may always fetch, so reading never stops.
+func SetReaderBufferLimit(bytes int) {
+	readersBudget.SetLimit(int64(max(bytes, 0)))
+}
+
 // newEngine starts the Reader's fetch engine.
 func (r *Reader) newEngine() *fetchengine.Engine {
 	return fetchengine.New(fetchengine.Config{
@@ -33,6 +50,7 @@ func (r *Reader) newEngine() *fetchengine.Engine {
 		MaxWait:        r.engineMaxWait,
 		Budget:         int64(r.config.MaxBufferedBytes),
 		Buffered:       r.queue.bufferedBytes,
+		Shared:         readersBudget,
 	})
 }
 

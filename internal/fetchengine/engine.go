@@ -55,6 +55,9 @@ type Config struct {
 	// no bound. The Reader calls RoomFreed when it hands bytes out.
 	Budget   int64
 	Buffered func() int64
+	// Shared, when set, also bounds the requests' bytes: a budget shared
+	// with other engines (the caller counts what it holds there).
+	Shared *Budget
 	// NoSessions turns incremental fetch sessions off: every request is
 	// a full fetch.
 	NoSessions bool
@@ -353,6 +356,22 @@ func (l *loop) next() (batch []*waiter, reserved int64, ok bool) {
 				want += int64(max(w.want.MaxBytes, 0))
 			}
 			room = min(room, max(want, 1))
+			if e.cfg.Shared != nil {
+				var wait <-chan struct{}
+				if room, wait = e.cfg.Shared.reserve(room); room == 0 {
+					// Every Reader of the process holds its share:
+					// wait for one to hand bytes out.
+					l.pending = restore(l.pending, batch)
+					e.mu.Unlock()
+					select {
+					case <-wait:
+					case <-e.ctx.Done():
+						return nil, 0, false
+					}
+					batch = batch[:0]
+					continue
+				}
+			}
 			e.inflight += room
 			l.busy = true
 			e.mu.Unlock()
@@ -377,6 +396,17 @@ func (l *loop) next() (batch []*waiter, reserved int64, ok bool) {
 			return nil, 0, false
 		}
 	}
+}
+
+// restore puts batch back into pending (none of its callers answered).
+func restore(pending map[key]*waiter, batch []*waiter) map[key]*waiter {
+	for _, w := range batch {
+		k := key{w.want.Topic, w.want.Partition}
+		if _, newer := pending[k]; !newer && !w.abandoned {
+			pending[k] = w
+		}
+	}
+	return pending
 }
 
 // room returns how many bytes l's next request may bring: the budget less
@@ -424,6 +454,9 @@ func (l *loop) fetch(batch []*waiter, reserved int64) {
 		e.unreserve(reserved)
 		l.busy = false
 		e.mu.Unlock()
+		if e.cfg.Shared != nil {
+			e.cfg.Shared.Release(reserved)
+		}
 	}()
 	if l.conn != nil && l.conn.Broken() {
 		l.closeConn()

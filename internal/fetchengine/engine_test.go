@@ -361,3 +361,29 @@ func TestEngineFetchSession(t *testing.T) {
 	assert.Equal(t, int32(0), second.SessionEpoch, "not a full fetch after the session error")
 	assert.ElementsMatch(t, []int32{0, 1}, partitions(second))
 }
+
+// A budget shared by engines bounds what each request asks for, and a
+// request waits while the others hold all of it.
+func TestEngineSharedBudget(t *testing.T) {
+	shared := NewBudget(1000)
+	c := newFakeConn()
+	e := testEngine(t, c, Config{Shared: shared})
+	w := want(0, 0)
+	w.MaxBytes = 600
+	shared.Add(700) // another Reader's queued bytes
+	r := recv(t, fetchAsync(e, 1, w))
+	require.NoError(t, r.Err)
+	assert.Equal(t, int32(300), sent(t, c).MaxBytes, "what the shared budget has left")
+	assert.Equal(t, int64(700), shared.Held(), "the request's reservation was not given back")
+
+	shared.Add(300)
+	ch := fetchAsync(e, 1, want(0, 1))
+	select {
+	case req := <-c.sent:
+		t.Fatalf("request for %d bytes sent with the shared budget full", req.MaxBytes)
+	case <-time.After(50 * time.Millisecond):
+	}
+	shared.Release(1000)
+	assert.Equal(t, int32(1<<20), sent(t, c).MaxBytes, "nothing held: the partition's max bytes")
+	require.NoError(t, recv(t, ch).Err)
+}
