@@ -63,14 +63,15 @@ func (b *Budget) wakeLocked() {
 	}
 }
 
-// reserve takes up to want bytes. With none left it returns 0 and a
-// channel closed when some are released; nothing held at all always
-// grants want, so that reading progresses.
-func (b *Budget) reserve(want int64) (int64, <-chan struct{}) {
+// reserve takes up to want bytes for an engine holding own bytes. With
+// none left it returns 0 and a channel closed when some are released. An
+// engine that holds nothing always gets want: no Reader ever waits for
+// another one's application (which may be waiting for it).
+func (b *Budget) reserve(want, own int64) (int64, <-chan struct{}) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	got := want
-	if b.limit > 0 && b.held > 0 {
+	if b.limit > 0 && own > 0 {
 		got = min(want, b.limit-b.held)
 	}
 	if got <= 0 {

@@ -358,7 +358,7 @@ func (l *loop) next() (batch []*waiter, reserved int64, ok bool) {
 			room = min(room, max(want, 1))
 			if e.cfg.Shared != nil {
 				var wait <-chan struct{}
-				if room, wait = e.cfg.Shared.reserve(room); room == 0 {
+				if room, wait = e.cfg.Shared.reserve(room, e.held()); room == 0 {
 					// Every Reader of the process holds its share:
 					// wait for one to hand bytes out.
 					l.pending = restore(l.pending, batch)
@@ -434,6 +434,16 @@ func (e *Engine) room(l *loop) int64 {
 		}
 	}
 	return min(max(room, 1), e.cfg.Budget/int64(active), math.MaxInt32)
+}
+
+// held returns what the engine's Reader holds and its requests may bring;
+// e.mu held.
+func (e *Engine) held() int64 {
+	n := e.inflight
+	if e.cfg.Buffered != nil {
+		n += e.cfg.Buffered()
+	}
+	return n
 }
 
 // unreserve gives back what a request reserved; e.mu held.

@@ -367,14 +367,22 @@ func TestEngineFetchSession(t *testing.T) {
 func TestEngineSharedBudget(t *testing.T) {
 	shared := NewBudget(1000)
 	c := newFakeConn()
-	e := testEngine(t, c, Config{Shared: shared})
+	var mu sync.Mutex
+	own := int64(0)
+	e := testEngine(t, c, Config{Shared: shared, Buffered: func() int64 { mu.Lock(); defer mu.Unlock(); return own }})
 	w := want(0, 0)
 	w.MaxBytes = 600
-	shared.Add(700) // another Reader's queued bytes
-	r := recv(t, fetchAsync(e, 1, w))
-	require.NoError(t, r.Err)
+	shared.Add(1000) // other Readers hold it all
+	require.NoError(t, recv(t, fetchAsync(e, 1, w)).Err)
+	assert.Equal(t, int32(600), sent(t, c).MaxBytes, "a Reader holding nothing fetches whatever the others hold")
+	assert.Equal(t, int64(1000), shared.Held(), "the request's reservation was not given back")
+
+	mu.Lock()
+	own = 100 // now it holds some
+	mu.Unlock()
+	shared.Release(300)
+	require.NoError(t, recv(t, fetchAsync(e, 1, w)).Err)
 	assert.Equal(t, int32(300), sent(t, c).MaxBytes, "what the shared budget has left")
-	assert.Equal(t, int64(700), shared.Held(), "the request's reservation was not given back")
 
 	shared.Add(300)
 	ch := fetchAsync(e, 1, want(0, 1))
@@ -384,6 +392,6 @@ func TestEngineSharedBudget(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 	shared.Release(1000)
-	assert.Equal(t, int32(1<<20), sent(t, c).MaxBytes, "nothing held: the partition's max bytes")
+	assert.Equal(t, int32(1000), sent(t, c).MaxBytes, "room again: the whole shared budget")
 	require.NoError(t, recv(t, ch).Err)
 }
