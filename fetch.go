@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -63,9 +64,6 @@ func (fb *fetchedBatch) records() int {
 // its record reader's state is reused.
 type partitionDecoder struct {
 	records protocol.RecordReader
-	// perRecord is the average bytes a record took in the last fetch, to
-	// size the next run.
-	perRecord int
 }
 
 // decode reads every record of p, fetched at offset from broker with
@@ -112,9 +110,8 @@ func (d *partitionDecoder) decode(p *protocol.FetchResponsePartition, topic stri
 			break
 		}
 		if run == nil {
-			per := max(d.perRecord, 64) // 64: a guess for the first fetch that does not grossly overallocate
 			run = &queuedRun{topic: topic, partition: partition, hw: p.HighWatermark,
-				recs: make([]compactRecord, 0, len(p.Records)/per+8)}
+				recs: make([]compactRecord, 0, countRecords(p.Records))}
 		}
 		if base := r.Buffer(); last < 0 || !sameBuffer(base, lastBase) {
 			run.bufs = append(run.bufs, base)
@@ -133,7 +130,6 @@ func (d *partitionDecoder) decode(p *protocol.FetchResponsePartition, topic stri
 		fb.bytes += int64(len(rec.Key) + len(rec.Value))
 	}
 	if run != nil {
-		d.perRecord = len(p.Records) / len(run.recs)
 		run.bytes = fb.bytes
 		fb.run = run
 	}
@@ -144,6 +140,28 @@ func (d *partitionDecoder) decode(p *protocol.FetchResponsePartition, topic stri
 		fb.next = fb.lastOffset + 1
 	}
 	return fb, err
+}
+
+// countRecords sizes a run: the records the v2 batch headers of data
+// announce, one per legacy message, within what the bytes can hold (a
+// record takes 7 bytes at least), so a hostile count allocates nothing
+// large. Decoding checks everything; this only reads lengths.
+func countRecords(data []byte) int {
+	const minRecord = 7
+	n, total := 0, len(data)
+	for len(data) >= 61 {
+		size := int(int32(binary.BigEndian.Uint32(data[8:])))
+		if size < 0 || size > len(data)-12 {
+			break
+		}
+		if data[16] == 2 {
+			n += max(int(int32(binary.BigEndian.Uint32(data[57:]))), 0)
+		} else {
+			n++
+		}
+		data = data[12+size:]
+	}
+	return min(n, total/minRecord) + 1
 }
 
 // sameBuffer reports whether a and b start at the same byte.

@@ -63,16 +63,23 @@ func (b *Budget) wakeLocked() {
 	}
 }
 
+// budgetFloor is what an engine that holds nothing may always ask for.
+const budgetFloor = 1 << 20
+
 // reserve takes up to want bytes for an engine holding own bytes. With
 // none left it returns 0 and a channel closed when some are released. An
-// engine that holds nothing always gets want: no Reader ever waits for
-// another one's application (which may be waiting for it).
+// engine that holds nothing always gets up to budgetFloor: no Reader ever
+// waits for another one's application (which may be waiting for it), and
+// many Readers starting at once overshoot the bound by a MiB each at most.
 func (b *Budget) reserve(want, own int64) (int64, <-chan struct{}) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	got := want
-	if b.limit > 0 && own > 0 {
+	if b.limit > 0 {
 		got = min(want, b.limit-b.held)
+		if own == 0 {
+			got = max(got, min(want, budgetFloor))
+		}
 	}
 	if got <= 0 {
 		if b.wait == nil {
