@@ -64,6 +64,11 @@ type Config struct {
 	// Linger bounds the wait for the partitions of the last response to
 	// come back before the next request (default 100 ms).
 	Linger time.Duration
+	// IdleTimeout closes a loop's connection after it sent nothing for
+	// that long (default 2 min), before the broker drops it
+	// (connections.max.idle.ms, 10 min) and the next fetch there fails
+	// on a dead socket.
+	IdleTimeout time.Duration
 }
 
 // Want is one partition's part of the next fetch.
@@ -143,6 +148,9 @@ func New(cfg Config) *Engine {
 	if cfg.Linger <= 0 {
 		cfg.Linger = 100 * time.Millisecond
 	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = 2 * time.Minute
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{cfg: cfg, ctx: ctx, cancel: cancel, loops: map[int]*loop{}, back: map[key]*loop{}}
 }
@@ -182,17 +190,7 @@ func (e *Engine) Stats() Stats {
 }
 
 // Conns returns the number of open data connections.
-func (e *Engine) Conns() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	n := 0
-	for _, l := range e.loops {
-		if l.hasConn {
-			n++
-		}
-	}
-	return n
-}
+func (e *Engine) Conns() int { return e.Stats().Conns }
 
 // RoomFreed wakes loops waiting for the budget (Config.Room).
 func (e *Engine) RoomFreed() {
@@ -315,7 +313,7 @@ func (l *loop) run() {
 // request may bring. ok is false when the engine is closed.
 func (l *loop) next() (batch []*waiter, reserved int64, ok bool) {
 	e := l.e
-	var linger <-chan time.Time
+	var linger, idle <-chan time.Time
 	for {
 		var roomWait chan struct{}
 		e.mu.Lock()
@@ -325,6 +323,9 @@ func (l *loop) next() (batch []*waiter, reserved int64, ok bool) {
 		}
 		switch {
 		case len(l.pending) == 0:
+			if idle == nil && l.conn != nil {
+				idle = time.After(e.cfg.IdleTimeout)
+			}
 		case len(l.out) > 0:
 			if linger == nil {
 				linger = time.After(e.cfg.Linger)
@@ -392,6 +393,14 @@ func (l *loop) next() (batch []*waiter, reserved int64, ok bool) {
 			}
 			e.mu.Unlock()
 			linger = nil
+		case <-idle:
+			idle = nil
+			e.mu.Lock()
+			quiet := len(l.pending) == 0
+			e.mu.Unlock()
+			if quiet {
+				l.closeConn()
+			}
 		case <-e.ctx.Done():
 			return nil, 0, false
 		}

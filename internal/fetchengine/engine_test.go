@@ -395,3 +395,29 @@ func TestEngineSharedBudget(t *testing.T) {
 	assert.Equal(t, int32(1000), sent(t, c).MaxBytes, "room again: the whole shared budget")
 	require.NoError(t, recv(t, ch).Err)
 }
+
+// A loop that sent nothing for IdleTimeout closes its connection (before
+// the broker drops it), and dials again when asked.
+func TestEngineIdleConnectionClosed(t *testing.T) {
+	c := newFakeConn()
+	dials := 0
+	var mu sync.Mutex
+	e := New(Config{
+		Dial: func(context.Context, int) (Conn, error) {
+			mu.Lock()
+			dials++
+			mu.Unlock()
+			return c, nil
+		},
+		MaxWait:     func(protocol.Versions, bool, string) time.Duration { return time.Second },
+		IdleTimeout: 20 * time.Millisecond,
+	})
+	defer e.Close()
+	require.NoError(t, e.Fetch(context.Background(), 1, want(0, 0)).Err)
+	e.Release("t", 0)
+	require.Eventually(t, func() bool { return e.Conns() == 0 }, 5*time.Second, time.Millisecond, "idle connection kept")
+	require.NoError(t, e.Fetch(context.Background(), 1, want(0, 1)).Err)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, 2, dials)
+}
