@@ -624,11 +624,6 @@ func (cl *cluster) atLeader(ctx context.Context, topic string, partition int, fn
 	return err
 }
 
-// dialData opens a data-path connection to broker b bound to partition p.
-func (cl *cluster) dialData(ctx context.Context, b Broker, p Partition) (*Conn, error) {
-	return cl.dialer.dialBroker(ctx, "tcp", b, p)
-}
-
 // close closes every control connection.
 func (cl *cluster) close() {
 	cl.mu.Lock()

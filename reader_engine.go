@@ -16,10 +16,6 @@ import (
 // every partition the Reader reads from that broker at the moment. This
 // file connects the engine to the Reader's connections and settings.
 
-func init() {
-	fetchengine.ErrorCode = func(code int16) error { return Error(code) }
-}
-
 // defaultReaderMaxBufferedBytes is the default of
 // ReaderConfig.MaxBufferedBytes.
 const defaultReaderMaxBufferedBytes = 64 << 20
@@ -51,6 +47,7 @@ func (r *Reader) newEngine() *fetchengine.Engine {
 		Budget:         int64(r.config.MaxBufferedBytes),
 		Buffered:       r.queue.bufferedBytes,
 		Shared:         readersBudget,
+		ErrorCode:      func(code int16) error { return Error(code) },
 	})
 }
 

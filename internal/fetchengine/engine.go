@@ -58,6 +58,9 @@ type Config struct {
 	// Shared, when set, also bounds the requests' bytes: a budget shared
 	// with other engines (the caller counts what it holds there).
 	Shared *Budget
+	// ErrorCode turns a response's error code into an error (default: a
+	// plain one naming the code).
+	ErrorCode func(code int16) error
 	// NoSessions turns incremental fetch sessions off: every request is
 	// a full fetch.
 	NoSessions bool
@@ -147,6 +150,9 @@ type Engine struct {
 func New(cfg Config) *Engine {
 	if cfg.Linger <= 0 {
 		cfg.Linger = 100 * time.Millisecond
+	}
+	if cfg.ErrorCode == nil {
+		cfg.ErrorCode = func(code int16) error { return fmt.Errorf("kafka error %d", code) }
 	}
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 2 * time.Minute
@@ -543,7 +549,7 @@ func (l *loop) fetch(batch []*waiter, reserved int64) {
 			if incremental && attempt == 0 {
 				continue // the error may be the session's: retry in full
 			}
-			l.answer(batch, nil, Result{Err: fmt.Errorf("fetching from broker %d: %w", l.broker, errorCode(resp.ErrorCode)), MaxWait: wait})
+			l.answer(batch, nil, Result{Err: fmt.Errorf("fetching from broker %d: %w", l.broker, e.cfg.ErrorCode(resp.ErrorCode)), MaxWait: wait})
 			return
 		}
 		l.sess.update(req, resp, listed)
@@ -569,12 +575,6 @@ func hasData(resp *protocol.FetchResponse) bool {
 	}
 	return false
 }
-
-// ErrorCode turns a response's error code into an error; set by the
-// package that knows Kafka's error type.
-var ErrorCode = func(code int16) error { return fmt.Errorf("kafka error %d", code) }
-
-func errorCode(code int16) error { return ErrorCode(code) }
 
 // request builds the fetch of batch: the shortest long poll and timeouts
 // its partitions ask for, and at most the budget's room in bytes.
