@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -42,11 +41,7 @@ func (Azure) Name() string { return "azure" }
 
 // Zone returns <location>-<zone>, or the mapped physical zone.
 func (s Azure) Zone(ctx context.Context) (string, error) {
-	zone, err := s.zone(ctx)
-	if err != nil {
-		return "", &SourceError{Source: s.Name(), Err: err}
-	}
-	return zone, nil
+	return named(s.Name())(s.zone(ctx))
 }
 
 func (s Azure) zone(ctx context.Context) (string, error) {
@@ -72,10 +67,7 @@ func (s Azure) zone(ctx context.Context) (string, error) {
 
 // get reads one compute field as text.
 func (s Azure) get(ctx context.Context, field string) (string, error) {
-	base := strings.TrimSuffix(s.Endpoint, "/")
-	if base == "" {
-		base = "http://169.254.169.254"
-	}
+	base := baseURL(s.Endpoint)
 	url := base + "/metadata/instance/compute/" + field + "?api-version=" + azureAPIVersion + "&format=text"
 	body, _, err := call(ctx, s.Client, http.MethodGet, url, map[string]string{"Metadata": "true"})
 	if err != nil {

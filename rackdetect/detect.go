@@ -36,6 +36,16 @@ func (e *SourceError) Error() string { return "rackdetect: " + e.Source + ": " +
 
 func (e *SourceError) Unwrap() error { return e.Err }
 
+// named returns a function that wraps a source's error in a *SourceError.
+func named(source string) func(string, error) (string, error) {
+	return func(zone string, err error) (string, error) {
+		if err != nil {
+			return "", &SourceError{Source: source, Err: err}
+		}
+		return zone, nil
+	}
+}
+
 // DetectError is returned by Detect when no source gave a zone; it holds
 // every source's error in order, and errors.Is and errors.As reach them.
 type DetectError struct {

@@ -36,20 +36,13 @@ func (EC2) Name() string { return "ec2" }
 
 // Zone returns the instance's availability zone ID.
 func (s EC2) Zone(ctx context.Context) (string, error) {
-	zone, err := s.zone(ctx)
-	if err != nil {
-		return "", &SourceError{Source: s.Name(), Err: err}
-	}
-	return zone, nil
+	return named(s.Name())(s.zone(ctx))
 }
 
 func (s EC2) zone(ctx context.Context) (string, error) {
 	ctx, cancel := withTimeout(ctx, s.Timeout)
 	defer cancel()
-	base := strings.TrimSuffix(s.Endpoint, "/")
-	if base == "" {
-		base = "http://169.254.169.254"
-	}
+	base := baseURL(s.Endpoint)
 	// The token only has to outlive the next request.
 	token, _, err := call(ctx, s.Client, http.MethodPut, base+"/latest/api/token",
 		map[string]string{"X-aws-ec2-metadata-token-ttl-seconds": "60"})

@@ -28,20 +28,13 @@ func (GCE) Name() string { return "gce" }
 
 // Zone returns the instance's zone.
 func (s GCE) Zone(ctx context.Context) (string, error) {
-	zone, err := s.zone(ctx)
-	if err != nil {
-		return "", &SourceError{Source: s.Name(), Err: err}
-	}
-	return zone, nil
+	return named(s.Name())(s.zone(ctx))
 }
 
 func (s GCE) zone(ctx context.Context) (string, error) {
 	ctx, cancel := withTimeout(ctx, s.Timeout)
 	defer cancel()
-	base := strings.TrimSuffix(s.Endpoint, "/")
-	if base == "" {
-		base = "http://169.254.169.254"
-	}
+	base := baseURL(s.Endpoint)
 	body, header, err := call(ctx, s.Client, http.MethodGet, base+"/computeMetadata/v1/instance/zone",
 		map[string]string{"Metadata-Flavor": "Google"})
 	if err != nil {

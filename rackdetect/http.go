@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -22,6 +23,15 @@ var metadataClient = &http.Client{
 		DisableKeepAlives: true,
 	},
 	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
+
+// baseURL is endpoint without a trailing slash, or the link-local address
+// every cloud's metadata service answers on.
+func baseURL(endpoint string) string {
+	if endpoint == "" {
+		return "http://169.254.169.254"
+	}
+	return strings.TrimSuffix(endpoint, "/")
 }
 
 func clientOr(c *http.Client) *http.Client {

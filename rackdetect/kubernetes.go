@@ -42,11 +42,7 @@ func (Kubernetes) Name() string { return "kubernetes" }
 
 // Zone returns the label's value.
 func (s Kubernetes) Zone(ctx context.Context) (string, error) {
-	zone, err := s.zone()
-	if err != nil {
-		return "", &SourceError{Source: s.Name(), Err: err}
-	}
-	return zone, nil
+	return named(s.Name())(s.zone())
 }
 
 func (s Kubernetes) zone() (string, error) {
