@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -61,7 +62,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil || !cfg.Watch {
 		return err
 	}
-	return watch(ctx, cfg, stdout)
+	ids := make([]int, len(rep.Partitions))
+	for i, p := range rep.Partitions {
+		ids[i] = p.Partition
+	}
+	if !cfg.JSON {
+		fmt.Fprintf(stdout, "\nwatching Readers in rack %q, one per partition, from the end of the log (Ctrl-C ends):\n", cfg.Rack)
+	}
+	return watch(ctx, cfg, ids, stdout, time.Second, 0)
 }
 
 // addCost adds the cost estimate when a rate is given or observed.

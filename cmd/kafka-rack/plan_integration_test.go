@@ -261,3 +261,50 @@ func TestKafkaRackGrownBytes(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, want, got)
 }
+
+// -watch shows each partition read where the plan says, from Readers it
+// runs itself.
+func TestKafkaRackWatch(t *testing.T) {
+	c := krCluster(t)
+	ctx := krContext(t)
+	topic := krTopic(t, ctx, c)
+	cfg := krConfig(c, topic, c.Rack(c.BrokerIDs[1]))
+	cfg.JSON = true
+	rep, err := buildReport(ctx, cfg)
+	require.NoError(t, err)
+	want := map[int]int{}
+	for _, p := range rep.Partitions {
+		want[p.Partition] = p.Read.ID
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	w := &tickWatcher{t: t, want: want, stop: stop}
+	err = watch(wctx, cfg, []int{0, 1, 2}, w, 200*time.Millisecond, 100)
+	require.NoError(t, err)
+	require.True(t, w.matched, "no tick in 20 s showed the planned brokers %v; last: %s", want, w.last)
+}
+
+// tickWatcher reads -watch's JSON ticks and ends the watch at the first
+// one showing every partition on the broker in want.
+type tickWatcher struct {
+	t       *testing.T
+	want    map[int]int
+	stop    func()
+	last    string
+	matched bool
+}
+
+func (w *tickWatcher) Write(b []byte) (int, error) {
+	w.last = string(b)
+	var tick watchTick
+	require.NoError(w.t, json.Unmarshal(b, &tick))
+	got := map[int]int{}
+	for _, r := range tick.Routing {
+		got[r.Partition] = r.Broker
+	}
+	if fmt.Sprint(got) == fmt.Sprint(w.want) {
+		w.matched = true
+		w.stop()
+	}
+	return len(b), nil
+}
