@@ -308,3 +308,28 @@ func (w *tickWatcher) Write(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
+
+// With -client-select every partition is planned in the rack: named by the
+// leader when the brokers have a selector, chosen on the client otherwise.
+func TestKafkaRackClientSelectPlan(t *testing.T) {
+	c := krCluster(t)
+	ctx := krContext(t)
+	topic := krTopic(t, ctx, c)
+	rack := c.Rack(c.BrokerIDs[1])
+	cfg := krConfig(c, topic, rack)
+	cfg.ClientSelect = true
+	rep, err := buildReport(ctx, cfg)
+	require.NoError(t, err)
+	for _, p := range rep.Partitions {
+		require.True(t, p.InRack, "partition %d: %+v", p.Partition, p)
+		require.Equal(t, c.BrokerIDs[1], p.Read.ID, "partition %d", p.Partition)
+		switch {
+		case p.Leader.Rack == rack:
+			require.Equal(t, reasonLeaderInRack, p.Reason)
+		case c.HasSelector():
+			require.Equal(t, reasonPreferred, p.Reason)
+		default:
+			require.Equal(t, reasonClientSelect, p.Reason)
+		}
+	}
+}
