@@ -46,8 +46,8 @@ func krConfig(c *ktesting.Cluster, topic, rack string) *config {
 }
 
 // krTopic creates a topic of krPartitions partitions, RF 3, waits until
-// every partition has a leader and 3 in-sync replicas, and deletes it at
-// the end of the test.
+// every partition has a leader and 3 in-sync replicas, writes one batch of
+// 10 records to each, and deletes it at the end of the test.
 func krTopic(t *testing.T, ctx context.Context, c *ktesting.Cluster) string {
 	t.Helper()
 	topic := ktesting.UniqueTopic(t)
@@ -74,6 +74,12 @@ func krTopic(t *testing.T, ctx context.Context, c *ktesting.Cluster) string {
 			}
 			return true
 		}, 30*time.Second, 100*time.Millisecond, "topic %s: every partition led and fully in sync at %s", topic, addr)
+	}
+	// A leader names a follower only once it knows the follower holds the
+	// fetch offset, i.e. after the follower's next fetch: a write acked by
+	// all replicas (krProduce) makes sure every follower has fetched.
+	for p := 0; p < krPartitions; p++ {
+		krProduce(t, ctx, c, topic, p, 1)
 	}
 	return topic
 }
@@ -122,7 +128,7 @@ func TestKafkaRackPlanMatchesReader(t *testing.T) {
 			require.Len(t, rep.Partitions, krPartitions)
 			for _, pp := range rep.Partitions {
 				require.Empty(t, pp.Error, "partition %d", pp.Partition)
-				got := readerRoute(t, ctx, c, topic, pp.Partition, rack, batches*10)
+				got := readerRoute(t, ctx, c, topic, pp.Partition, rack, (batches+1)*10)
 				require.Equal(t, pp.Read.ID, got.Broker, "partition %d: plan %+v, Reader routing %+v", pp.Partition, pp, got)
 				require.Equal(t, pp.Read.Rack, got.BrokerRack, "partition %d", pp.Partition)
 				require.Equal(t, pp.Leader.ID, got.Leader, "partition %d", pp.Partition)
@@ -243,7 +249,7 @@ func TestKafkaRackGrownBytes(t *testing.T) {
 	cfg := krConfig(c, topic, "b")
 	cl, _ := cfg.client()
 	parts := []kafka.Partition{{Topic: topic, ID: 0}, {Topic: topic, ID: 1}, {Topic: topic, ID: 2}}
-	krProduce(t, ctx, c, topic, 0, 3) // before the window: not counted
+	krProduce(t, ctx, c, topic, 0, 3) // before the window (with krTopic's batch): not counted
 	before, err := lastOffsets(ctx, cl, topic, parts)
 	require.NoError(t, err)
 	want := map[int]int64{0: krProduce(t, ctx, c, topic, 0, 40), 1: krProduce(t, ctx, c, topic, 1, 2), 2: 0}
