@@ -23,22 +23,13 @@ import (
 const krPartitions = 3
 
 // krCluster is the cluster from the environment, which must have 3 brokers
-// in 3 racks.
-func krCluster(t *testing.T) *ktesting.Cluster {
+// in 3 racks, and a context that bounds the test.
+func krCluster(t *testing.T) (*ktesting.Cluster, context.Context) {
 	t.Helper()
-	c := ktesting.RequireCluster(t)
-	racks := map[string]bool{}
-	for _, id := range c.BrokerIDs {
-		racks[c.Rack(id)] = true
-	}
-	if len(c.BrokerIDs) != 3 || len(racks) != 3 || racks[""] {
-		msg := fmt.Sprintf("these tests need 3 brokers in 3 racks (KAFKA_BROKER_IDS=%v, KAFKA_RACKS=%v)", c.BrokerIDs, c.Racks)
-		if ktesting.Required() {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return c
+	c := ktesting.RequireRackCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return c, ctx
 }
 
 func krConfig(c *ktesting.Cluster, topic, rack string) *config {
@@ -105,17 +96,10 @@ func krProduce(t *testing.T, ctx context.Context, c *ktesting.Cluster, topic str
 	return sent
 }
 
-func krContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // The plan names, partition for partition, the broker a Reader in the same
 // rack then reads from, in every rack and in a rack no broker has.
 func TestKafkaRackPlanMatchesReader(t *testing.T) {
-	c := krCluster(t)
-	ctx := krContext(t)
+	c, ctx := krCluster(t)
 	topic := krTopic(t, ctx, c)
 	const batches = 5
 	for p := 0; p < krPartitions; p++ {
@@ -185,8 +169,7 @@ func hasWarning(ws []string, s string) bool {
 // replica.selector.class as the cluster was started with; without a
 // selector the report warns and points at client-side selection.
 func TestKafkaRackBrokerConfigs(t *testing.T) {
-	c := krCluster(t)
-	ctx := krContext(t)
+	c, ctx := krCluster(t)
 	cl, _ := krConfig(c, "", "b").client()
 	md, err := cl.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{}})
 	require.NoError(t, err)
@@ -213,8 +196,7 @@ func TestKafkaRackBrokerConfigs(t *testing.T) {
 // -json prints a report that parses back, with a plan for every partition
 // and the cost estimate of -rate.
 func TestKafkaRackJSONOutput(t *testing.T) {
-	c := krCluster(t)
-	ctx := krContext(t)
+	c, ctx := krCluster(t)
 	topic := krTopic(t, ctx, c)
 	rack := c.Rack(c.BrokerIDs[1])
 	var out, errOut bytes.Buffer
@@ -243,8 +225,7 @@ func TestKafkaRackJSONOutput(t *testing.T) {
 // The bytes measured between two end offsets are exactly the bytes of the
 // batches produced between them.
 func TestKafkaRackGrownBytes(t *testing.T) {
-	c := krCluster(t)
-	ctx := krContext(t)
+	c, ctx := krCluster(t)
 	topic := krTopic(t, ctx, c)
 	cfg := krConfig(c, topic, "b")
 	cl, _ := cfg.client()
@@ -271,8 +252,7 @@ func TestKafkaRackGrownBytes(t *testing.T) {
 // -watch shows each partition read where the plan says, from Readers it
 // runs itself.
 func TestKafkaRackWatch(t *testing.T) {
-	c := krCluster(t)
-	ctx := krContext(t)
+	c, ctx := krCluster(t)
 	topic := krTopic(t, ctx, c)
 	cfg := krConfig(c, topic, c.Rack(c.BrokerIDs[1]))
 	cfg.JSON = true
@@ -318,8 +298,7 @@ func (w *tickWatcher) Write(b []byte) (int, error) {
 // With -client-select every partition is planned in the rack: named by the
 // leader when the brokers have a selector, chosen on the client otherwise.
 func TestKafkaRackClientSelectPlan(t *testing.T) {
-	c := krCluster(t)
-	ctx := krContext(t)
+	c, ctx := krCluster(t)
 	topic := krTopic(t, ctx, c)
 	rack := c.Rack(c.BrokerIDs[1])
 	cfg := krConfig(c, topic, rack)

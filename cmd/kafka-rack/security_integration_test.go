@@ -13,8 +13,7 @@ import (
 // SASL_SSL listeners, for the plan's every request (metadata, configs,
 // the rack fetches); a wrong password is an error naming the cause.
 func TestKafkaRackSecurityFlags(t *testing.T) {
-	c := krCluster(t)
-	ctx := krContext(t)
+	c, ctx := krCluster(t)
 	if len(c.TLSBrokers) == 0 || len(c.SASLBrokers) == 0 || len(c.SASLTLSBrokers) == 0 {
 		t.Fatalf("the cluster's env names no TLS or SASL listeners (KAFKA_TLS_BROKERS, KAFKA_SASL_BROKERS, KAFKA_SASL_TLS_BROKERS)")
 	}
