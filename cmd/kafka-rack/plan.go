@@ -57,6 +57,7 @@ const (
 	reasonNoRackReplica = "no in-sync replica in the client's rack"
 	reasonClientSelect  = "client-side selection (ReaderConfig.ReplicaSelector)"
 	reasonNoLeader      = "no leader"
+	reasonNotAsked      = "leader not asked: see the error"
 )
 
 // buildReport makes the plan of cfg.Topic for cfg.Rack: metadata, broker
@@ -79,7 +80,13 @@ func buildReport(ctx context.Context, cfg *config) (*Report, error) {
 
 	parts := topic.Partitions
 	sort.Slice(parts, func(i, j int) bool { return parts[i].ID < parts[j].ID })
-	ends, err := lastOffsets(ctx, cl, cfg.Topic, parts)
+	var led []kafka.Partition // a partition without a leader has no end offset to read
+	for _, p := range parts {
+		if p.Error == nil && p.Leader.Host != "" {
+			led = append(led, p)
+		}
+	}
+	ends, failed, err := endOffsets(ctx, cl, cfg.Topic, led)
 	if err != nil {
 		return nil, err
 	}
@@ -93,42 +100,63 @@ func buildReport(ctx context.Context, cfg *config) (*Report, error) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			rep.Partitions[i] = planPartition(ctx, dialer, parts[i], ends[parts[i].ID], cfg, selectorSet)
+			p := parts[i]
+			rep.Partitions[i] = planPartition(ctx, dialer, p, ends[p.ID], failed[p.ID], cfg, selectorSet)
 		}(i)
 	}
 	wg.Wait()
 	return rep, nil
 }
 
-// lastOffsets returns each partition's end offset (the high watermark).
+// lastOffsets returns each partition's end offset (the high watermark);
+// any partition's failure fails it.
 func lastOffsets(ctx context.Context, cl *kafka.Client, topic string, parts []kafka.Partition) (map[int]int64, error) {
+	ends, failed, err := endOffsets(ctx, cl, topic, parts)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range parts {
+		if err := failed[p.ID]; err != nil {
+			return nil, err
+		}
+	}
+	return ends, nil
+}
+
+// endOffsets returns the end offsets of parts, and the partitions whose
+// offset could not be read with why; err is for the request as a whole.
+func endOffsets(ctx context.Context, cl *kafka.Client, topic string, parts []kafka.Partition) (map[int]int64, map[int]error, error) {
 	reqs := make([]kafka.OffsetRequest, len(parts))
 	for i, p := range parts {
 		reqs[i] = kafka.LastOffsetOf(p.ID)
 	}
+	ends, failed := make(map[int]int64, len(parts)), map[int]error{}
+	if len(parts) == 0 {
+		return ends, failed, nil
+	}
 	resp, err := cl.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: reqs}})
 	if err != nil {
-		return nil, fmt.Errorf("listing the end offsets of %q: %w", topic, err)
+		return nil, nil, fmt.Errorf("listing the end offsets of %q: %w", topic, err)
 	}
-	out := make(map[int]int64, len(parts))
 	for _, po := range resp.Topics[topic] {
 		if po.Error != nil {
-			return nil, fmt.Errorf("listing the end offset of %s/%d: %w", topic, po.Partition, po.Error)
+			failed[po.Partition] = fmt.Errorf("listing the end offset of %s/%d: %w", topic, po.Partition, po.Error)
+			continue
 		}
-		out[po.Partition] = po.LastOffset
+		ends[po.Partition] = po.LastOffset
 	}
 	for _, p := range parts {
-		if _, ok := out[p.ID]; !ok {
-			return nil, fmt.Errorf("listing the end offset of %s/%d: no answer for the partition", topic, p.ID)
+		if _, ok := ends[p.ID]; !ok && failed[p.ID] == nil {
+			failed[p.ID] = fmt.Errorf("listing the end offset of %s/%d: no answer for the partition", topic, p.ID)
 		}
 	}
-	return out, nil
+	return ends, failed, nil
 }
 
 // planPartition asks p's leader, as a Reader in cfg.Rack does, which replica
 // to read, and checks the answer against metadata as the Reader's router
 // does (replica_selector.go: onLeaderAnswer, inSync).
-func planPartition(ctx context.Context, d *kafka.Dialer, p kafka.Partition, end int64, cfg *config, selectorSet bool) PartitionPlan {
+func planPartition(ctx context.Context, d *kafka.Dialer, p kafka.Partition, end int64, endErr error, cfg *config, selectorSet bool) PartitionPlan {
 	pp := PartitionPlan{Partition: p.ID, Leader: Replica{p.Leader.ID, p.Leader.Rack}, Preferred: -1, ISR: []int{}}
 	for _, b := range p.Isr {
 		pp.ISR = append(pp.ISR, b.ID)
@@ -141,9 +169,13 @@ func planPartition(ctx context.Context, d *kafka.Dialer, p kafka.Partition, end 
 		}
 		return pp
 	}
+	if endErr != nil {
+		pp.Read, pp.Reason, pp.Error = pp.Leader, reasonNotAsked, endErr.Error()
+		return pp
+	}
 	pref, err := preferredReplica(ctx, d, p, end, cfg.Timeout)
 	if err != nil {
-		pp.Read, pp.Reason, pp.Error = pp.Leader, reasonNoPreference, err.Error()
+		pp.Read, pp.Reason, pp.Error = pp.Leader, reasonNotAsked, err.Error()
 		return pp
 	}
 	pp.Preferred = pref

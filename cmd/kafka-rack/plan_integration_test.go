@@ -318,3 +318,21 @@ func TestKafkaRackClientSelectPlan(t *testing.T) {
 		}
 	}
 }
+
+// -observe measures over the window it is given; with nothing written the
+// partitions weigh the same.
+func TestKafkaRackObserveIdle(t *testing.T) {
+	c, ctx := krCluster(t)
+	topic := krTopic(t, ctx, c)
+	var out, errOut bytes.Buffer
+	err := run(ctx, []string{"-brokers", strings.Join(c.Brokers, ","), "-topic", topic, "-rack", c.Rack(c.BrokerIDs[1]), "-json", "-observe", "1s"}, &out, &errOut)
+	require.NoError(t, err, "stderr: %s", errOut.String())
+	var rep Report
+	require.NoError(t, json.Unmarshal(out.Bytes(), &rep))
+	require.NotNil(t, rep.Cost)
+	require.Equal(t, "-observe", rep.Cost.Source)
+	require.Zero(t, rep.Cost.ObservedBytes)
+	require.Zero(t, rep.Cost.BytesPerSecond)
+	require.GreaterOrEqual(t, rep.Cost.ObservedSeconds, 1.0)
+	require.Contains(t, rep.Cost.Assumptions, "nothing was written while observed: partitions weigh the same")
+}

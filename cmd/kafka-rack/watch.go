@@ -32,7 +32,9 @@ func watch(ctx context.Context, cfg *config, partitions []int, w io.Writer, inte
 	defer func() {
 		cancel()
 		for _, r := range readers {
-			r.Close()
+			if r != nil { // nil: not made, an earlier SetOffset failed
+				r.Close()
+			}
 		}
 		wg.Wait()
 	}()
