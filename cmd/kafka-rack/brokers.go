@@ -27,9 +27,25 @@ type BrokerCheck struct {
 	// replica.selector.class as DescribeConfigs reads them.
 	BrokerRack    string `json:"broker_rack"`
 	SelectorClass string `json:"replica_selector_class"`
+	// FetchMaxVersion is the highest Fetch version the broker speaks (-1:
+	// unknown); below 11 a fetch carries no rack.
+	FetchMaxVersion int `json:"fetch_max_version"`
 	// Error says why the settings could not be read.
 	Error string `json:"error,omitempty"`
 }
+
+// minRackFetch is the first Fetch version that carries the client's rack.
+const minRackFetch = 11
+
+// oldFetch reports whether the broker is known to speak no rack-carrying
+// Fetch.
+func (b BrokerCheck) oldFetch() bool {
+	return b.FetchMaxVersion >= 0 && b.FetchMaxVersion < minRackFetch
+}
+
+// selector reports whether the broker has a replica selector, or its
+// setting could not be read (then its answers decide).
+func (b BrokerCheck) selector() bool { return b.SelectorClass != "" || b.Error != "" }
 
 // checkBrokers reads every broker's broker.rack and replica.selector.class
 // and says what keeps rack-aware fetching from working for rack.
@@ -38,7 +54,7 @@ func checkBrokers(ctx context.Context, cl *kafka.Client, brokers []kafka.Broker,
 	out := make([]BrokerCheck, len(brokers))
 	req := &kafka.DescribeConfigsRequest{}
 	for i, b := range brokers {
-		out[i] = BrokerCheck{ID: b.ID, Host: fmt.Sprintf("%s:%d", b.Host, b.Port), Rack: b.Rack}
+		out[i] = BrokerCheck{ID: b.ID, Host: fmt.Sprintf("%s:%d", b.Host, b.Port), Rack: b.Rack, FetchMaxVersion: -1}
 		req.Resources = append(req.Resources, kafka.DescribeConfigRequestResource{
 			ResourceType: kafka.ResourceTypeBroker,
 			ResourceName: strconv.Itoa(b.ID),
@@ -57,7 +73,32 @@ func checkBrokers(ctx context.Context, cl *kafka.Client, brokers []kafka.Broker,
 			readBrokerConfig(&out[i], resp.Resources)
 		}
 	}
+	for i := range out {
+		v, err := fetchMaxVersion(ctx, cl, out[i].Host)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("could not read the API versions of broker %d: %v", out[i].ID, err))
+		}
+		out[i].FetchMaxVersion = v
+	}
 	return out, append(warnings, brokerWarnings(out, rack)...)
+}
+
+// fetchMaxVersion asks the broker at addr for the highest Fetch version it
+// speaks (-1 when it could not tell).
+func fetchMaxVersion(ctx context.Context, cl *kafka.Client, addr string) (int, error) {
+	resp, err := cl.ApiVersions(ctx, &kafka.ApiVersionsRequest{Addr: kafka.TCP(addr)})
+	if err != nil {
+		return -1, err
+	}
+	if resp.Error != nil {
+		return -1, resp.Error
+	}
+	for _, k := range resp.ApiKeys {
+		if k.ApiName == "Fetch" {
+			return k.MaxVersion, nil
+		}
+	}
+	return -1, fmt.Errorf("broker at %s lists no Fetch API", addr)
 }
 
 // readBrokerConfig fills bc from the DescribeConfigs result naming it.
@@ -83,20 +124,9 @@ func readBrokerConfig(bc *BrokerCheck, res []kafka.DescribeConfigResponseResourc
 	bc.Error = fmt.Sprintf("DescribeConfigs: no answer for broker %d", bc.ID)
 }
 
-// anySelector reports whether some broker has a replica selector, or its
-// setting could not be read (then the leaders' answers decide).
-func anySelector(brokers []BrokerCheck) bool {
-	for _, b := range brokers {
-		if b.SelectorClass != "" || b.Error != "" {
-			return true
-		}
-	}
-	return false
-}
-
 // brokerWarnings says, once per cause, what keeps reads out of rack.
 func brokerWarnings(brokers []BrokerCheck, rack string) []string {
-	var noSelector, noRack, custom, racks []string
+	var noSelector, noRack, custom, old, racks []string
 	inRack := false
 	for _, b := range brokers {
 		if b.Error != "" {
@@ -107,6 +137,9 @@ func brokerWarnings(brokers []BrokerCheck, rack string) []string {
 			noSelector = append(noSelector, id)
 		} else if b.SelectorClass != rackAwareSelect {
 			custom = append(custom, id+"="+b.SelectorClass)
+		}
+		if b.oldFetch() {
+			old = append(old, fmt.Sprintf("%d (v%d)", b.ID, b.FetchMaxVersion))
 		}
 		if b.BrokerRack == "" && b.Rack == "" {
 			noRack = append(noRack, id)
@@ -129,6 +162,9 @@ func brokerWarnings(brokers []BrokerCheck, rack string) []string {
 	}
 	if len(custom) > 0 {
 		w = append(w, fmt.Sprintf("broker(s) use a custom %s (%s): the leaders' answers below show what it picks", configSelector, strings.Join(custom, ", ")))
+	}
+	if len(old) > 0 {
+		w = append(w, fmt.Sprintf("broker(s) %s speak Fetch below v%d (Kafka before 2.4): fetches carry no rack and only leaders serve them", strings.Join(old, ", "), minRackFetch))
 	}
 	if len(noRack) > 0 {
 		w = append(w, fmt.Sprintf("%s is unset on broker(s) %s: no client is ever in their rack", configRack, strings.Join(noRack, ", ")))

@@ -58,6 +58,7 @@ const (
 	reasonClientSelect  = "client-side selection (ReaderConfig.ReplicaSelector)"
 	reasonNoLeader      = "no leader"
 	reasonNotAsked      = "leader not asked: see the error"
+	reasonOldFetch      = "leader speaks Fetch below v11: no rack sent"
 )
 
 // buildReport makes the plan of cfg.Topic for cfg.Rack: metadata, broker
@@ -90,7 +91,10 @@ func buildReport(ctx context.Context, cfg *config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	selectorSet := anySelector(rep.Brokers)
+	byID := map[int]BrokerCheck{}
+	for _, b := range rep.Brokers {
+		byID[b.ID] = b
+	}
 	rep.Partitions = make([]PartitionPlan, len(parts))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4) // a few fetches at once: one connection each
@@ -101,7 +105,11 @@ func buildReport(ctx context.Context, cfg *config) (*Report, error) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			p := parts[i]
-			rep.Partitions[i] = planPartition(ctx, dialer, p, ends[p.ID], failed[p.ID], cfg, selectorSet)
+			leader, ok := byID[p.Leader.ID]
+			if !ok { // a leader the answering broker did not list: nothing known
+				leader = BrokerCheck{ID: p.Leader.ID, FetchMaxVersion: -1, Error: "not in the metadata's broker list"}
+			}
+			rep.Partitions[i] = planPartition(ctx, dialer, p, ends[p.ID], failed[p.ID], cfg, leader)
 		}(i)
 	}
 	wg.Wait()
@@ -156,7 +164,7 @@ func endOffsets(ctx context.Context, cl *kafka.Client, topic string, parts []kaf
 // planPartition asks p's leader, as a Reader in cfg.Rack does, which replica
 // to read, and checks the answer against metadata as the Reader's router
 // does (replica_selector.go: onLeaderAnswer, inSync).
-func planPartition(ctx context.Context, d *kafka.Dialer, p kafka.Partition, end int64, endErr error, cfg *config, selectorSet bool) PartitionPlan {
+func planPartition(ctx context.Context, d *kafka.Dialer, p kafka.Partition, end int64, endErr error, cfg *config, leader BrokerCheck) PartitionPlan {
 	pp := PartitionPlan{Partition: p.ID, Leader: Replica{p.Leader.ID, p.Leader.Rack}, Preferred: -1, ISR: []int{}}
 	for _, b := range p.Isr {
 		pp.ISR = append(pp.ISR, b.ID)
@@ -179,7 +187,7 @@ func planPartition(ctx context.Context, d *kafka.Dialer, p kafka.Partition, end 
 		return pp
 	}
 	pp.Preferred = pref
-	pp.Read, pp.Reason = routeLikeReader(p, pref, cfg.Rack, cfg.ClientSelect, selectorSet)
+	pp.Read, pp.Reason = routeLikeReader(p, pref, cfg.Rack, cfg.ClientSelect, leader)
 	pp.InRack = pp.Read.ID >= 0 && pp.Read.Rack == cfg.Rack
 	return pp
 }
@@ -187,8 +195,10 @@ func planPartition(ctx context.Context, d *kafka.Dialer, p kafka.Partition, end 
 // routeLikeReader is the Reader's decision after the leader's answer: a
 // named replica is read only when metadata shows it in the ISR with a host
 // and not offline; otherwise reads stay on the leader. With client-side
-// selection, a leader naming none leaves the choice to clientSelect.
-func routeLikeReader(p kafka.Partition, pref int, rack string, clientSelect, selectorSet bool) (Replica, string) {
+// selection, a leader naming none leaves the choice to clientSelect, unless
+// the leader's Fetch is too old to carry a rack (followers refuse such
+// fetches). lb is what checkBrokers found of the leader.
+func routeLikeReader(p kafka.Partition, pref int, rack string, clientSelect bool, lb BrokerCheck) (Replica, string) {
 	leader := Replica{p.Leader.ID, p.Leader.Rack}
 	if pref >= 0 && pref != p.Leader.ID {
 		if b, ok := inSync(p, pref); ok {
@@ -199,6 +209,9 @@ func routeLikeReader(p kafka.Partition, pref int, rack string, clientSelect, sel
 	if leader.Rack == rack {
 		return leader, reasonLeaderInRack
 	}
+	if lb.oldFetch() {
+		return leader, reasonOldFetch
+	}
 	if clientSelect {
 		if id, ok := clientSelectReplica(rack, p); ok {
 			b, _ := inSync(p, id)
@@ -208,7 +221,7 @@ func routeLikeReader(p kafka.Partition, pref int, rack string, clientSelect, sel
 	if _, ok := inRackISR(p, rack); !ok {
 		return leader, reasonNoRackReplica
 	}
-	if !selectorSet {
+	if !lb.selector() {
 		return leader, reasonNoSelector
 	}
 	return leader, reasonNoPreference

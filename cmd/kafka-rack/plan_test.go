@@ -31,29 +31,38 @@ func TestKafkaRackRouteLikeReader(t *testing.T) {
 	noHost := krPart(krA, krA, kafka.Broker{ID: 2}, krC)
 	noHost.Replicas = []kafka.Broker{krA, {ID: 2}, krC}
 	for _, tc := range []struct {
-		name                      string
-		p                         kafka.Partition
-		pref                      int
-		rack                      string
-		clientSelect, selectorSet bool
-		want                      int
-		reason                    string
+		name                                string
+		p                                   kafka.Partition
+		pref                                int
+		rack                                string
+		clientSelect, selectorSet, oldFetch bool
+		want                                int
+		reason                              string
 	}{
-		{"leader names in-rack ISR replica", krPart(krA, krA, krB, krC), 2, "b", false, true, 2, reasonPreferred},
-		{"named replica out of the ISR", krPart(krA, krA, krC), 2, "b", false, true, 1, reasonNotInISR},
-		{"named replica offline", offline, 2, "b", false, true, 1, reasonNotInISR},
-		{"named replica without host", noHost, 2, "b", false, true, 1, reasonNotInISR},
-		{"leader in rack", krPart(krB, krA, krB, krC), -1, "b", false, true, 2, reasonLeaderInRack},
-		{"no in-rack replica", krPart(krA, krA, krB, krC), -1, "x", false, true, 1, reasonNoRackReplica},
-		{"in-rack replica out of ISR", krPart(krA, krA, krC), -1, "b", false, true, 1, reasonNoRackReplica},
-		{"no selector", krPart(krA, krA, krB, krC), -1, "b", false, false, 1, reasonNoSelector},
-		{"selector named none", krPart(krA, krA, krB, krC), -1, "b", false, true, 1, reasonNoPreference},
-		{"client selection", krPart(krA, krA, krD, krB, krC), -1, "b", true, false, 2, reasonClientSelect},
-		{"client selection, none in rack", krPart(krA, krA, krC), -1, "b", true, false, 1, reasonNoRackReplica},
-		{"broker's choice wins over client's", krPart(krA, krA, krB, krD), 4, "b", true, true, 4, reasonPreferred},
+		{"leader names in-rack ISR replica", krPart(krA, krA, krB, krC), 2, "b", false, true, false, 2, reasonPreferred},
+		{"named replica out of the ISR", krPart(krA, krA, krC), 2, "b", false, true, false, 1, reasonNotInISR},
+		{"named replica offline", offline, 2, "b", false, true, false, 1, reasonNotInISR},
+		{"named replica without host", noHost, 2, "b", false, true, false, 1, reasonNotInISR},
+		{"leader in rack", krPart(krB, krA, krB, krC), -1, "b", false, true, false, 2, reasonLeaderInRack},
+		{"no in-rack replica", krPart(krA, krA, krB, krC), -1, "x", false, true, false, 1, reasonNoRackReplica},
+		{"in-rack replica out of ISR", krPart(krA, krA, krC), -1, "b", false, true, false, 1, reasonNoRackReplica},
+		{"no selector", krPart(krA, krA, krB, krC), -1, "b", false, false, false, 1, reasonNoSelector},
+		{"selector named none", krPart(krA, krA, krB, krC), -1, "b", false, true, false, 1, reasonNoPreference},
+		{"client selection", krPart(krA, krA, krD, krB, krC), -1, "b", true, false, false, 2, reasonClientSelect},
+		{"client selection, none in rack", krPart(krA, krA, krC), -1, "b", true, false, false, 1, reasonNoRackReplica},
+		{"broker's choice wins over client's", krPart(krA, krA, krB, krD), 4, "b", true, true, false, 4, reasonPreferred},
+		{"leader below Fetch v11", krPart(krA, krA, krB, krC), -1, "b", true, true, true, 1, reasonOldFetch},
+		{"leader below Fetch v11 but in rack", krPart(krB, krA, krB, krC), -1, "b", true, true, true, 2, reasonLeaderInRack},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, reason := routeLikeReader(tc.p, tc.pref, tc.rack, tc.clientSelect, tc.selectorSet)
+			lb := BrokerCheck{ID: tc.p.Leader.ID, FetchMaxVersion: 16}
+			if tc.selectorSet {
+				lb.SelectorClass = rackAwareSelect
+			}
+			if tc.oldFetch {
+				lb.FetchMaxVersion = 10
+			}
+			got, reason := routeLikeReader(tc.p, tc.pref, tc.rack, tc.clientSelect, lb)
 			require.Equal(t, tc.want, got.ID)
 			require.Equal(t, tc.reason, reason)
 		})
