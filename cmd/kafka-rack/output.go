@@ -26,13 +26,17 @@ func writeTable(w io.Writer, rep *Report) error {
 		sel = "on"
 	}
 	fmt.Fprintf(tw, "topic %s, client rack %q, client-side selection %s\n\n", rep.Topic, rep.Rack, sel)
-	fmt.Fprintln(tw, "BROKER\tHOST\tRACK\tbroker.rack\treplica.selector.class")
+	fmt.Fprintln(tw, "BROKER\tHOST\tRACK\tbroker.rack\tFETCH\treplica.selector.class")
 	for _, b := range rep.Brokers {
 		sc := orDash(b.SelectorClass)
 		if b.Error != "" {
 			sc = "? (" + b.Error + ")"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", b.ID, b.Host, orDash(b.Rack), orDash(b.BrokerRack), sc)
+		fetch := "?"
+		if b.FetchMaxVersion >= 0 {
+			fetch = fmt.Sprintf("v%d", b.FetchMaxVersion)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", b.ID, b.Host, orDash(b.Rack), orDash(b.BrokerRack), fetch, sc)
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "PARTITION\tLEADER\tISR\tLEADER NAMES\tREAD FROM\tIN RACK\tWHY")
