@@ -30,19 +30,7 @@ const connDeadline = 45 * time.Second
 // one, failed under CI), which must be the 3-broker, 3-rack cluster of kafka-cluster.
 func requireRackCluster(t *testing.T) *ktesting.Cluster {
 	t.Helper()
-	c := ktesting.RequireCluster(t)
-	racks := map[string]bool{}
-	for _, id := range c.BrokerIDs {
-		racks[c.Rack(id)] = true
-	}
-	if len(c.BrokerIDs) != 3 || len(racks) != 3 || racks[""] {
-		msg := fmt.Sprintf("these tests need 3 brokers in 3 racks (KAFKA_BROKER_IDS=%v, KAFKA_RACKS=%v)", c.BrokerIDs, c.Racks)
-		if ktesting.Required() {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return c
+	return ktesting.RequireRackCluster(t)
 }
 
 // brokerInRack is the id of the only broker in rack.

@@ -1,0 +1,84 @@
+package main
+
+import "fmt"
+
+// Cost is the cross-zone cost estimate of the plan.
+type Cost struct {
+	// Source is "-rate" or "-observe".
+	Source string `json:"source"`
+	// BytesPerSecond is the consume rate the estimate uses.
+	BytesPerSecond float64 `json:"bytes_per_second"`
+	// ObservedBytes and ObservedSeconds are what -observe measured.
+	ObservedBytes   int64   `json:"observed_bytes,omitempty"`
+	ObservedSeconds float64 `json:"observed_seconds,omitempty"`
+	// InRackShare is the share of bytes read in the rack with the plan,
+	// LeaderInRackShare without rack-aware fetching (every read at the
+	// leader).
+	InRackShare       float64 `json:"in_rack_share"`
+	LeaderInRackShare float64 `json:"leader_in_rack_share"`
+	// GBPerMonth is the bytes consumed in a month; CrossGB* those that
+	// cross zones without and with the plan.
+	GBPerMonth           float64  `json:"gb_per_month"`
+	CrossGBWithoutRack   float64  `json:"cross_zone_gb_per_month_without_rack"`
+	CrossGBWithPlan      float64  `json:"cross_zone_gb_per_month_with_plan"`
+	PricePerGBEachWay    float64  `json:"price_per_gb_each_way"`
+	SavedUSDPerMonth     float64  `json:"saved_usd_per_month"`
+	CostUSDPerMonthAfter float64  `json:"cross_zone_usd_per_month_with_plan"`
+	Assumptions          []string `json:"assumptions"`
+}
+
+const (
+	secondsPerMonth = 30 * 24 * 3600 // a 30-day month
+	bytesPerGB      = 1e9
+)
+
+// estimateCost weighs each partition by its observed bytes (observed is
+// nil with -rate: every partition then weighs the same) and prices what
+// stops crossing zones.
+func estimateCost(parts []PartitionPlan, bytesPerSecond float64, observed map[int]int64, price float64) *Cost {
+	c := &Cost{Source: "-rate", BytesPerSecond: bytesPerSecond, PricePerGBEachWay: price}
+	weight := func(p PartitionPlan) float64 { return 1 }
+	weighting := "the rate is spread evenly over the partitions"
+	if observed != nil {
+		c.Source = "-observe"
+		var sum int64
+		for _, n := range observed {
+			sum += n
+		}
+		c.ObservedBytes = sum
+		if sum > 0 {
+			weight = func(p PartitionPlan) float64 { return float64(observed[p.Partition]) }
+			weighting = "each partition weighs what it grew by while observed"
+		} else {
+			weighting = "nothing was written while observed: partitions weigh the same"
+		}
+	}
+	var total, inRack, leaderIn float64
+	for _, p := range parts {
+		w := weight(p)
+		total += w
+		if p.InRack {
+			inRack += w
+		}
+		if p.LeaderInRack {
+			leaderIn += w
+		}
+	}
+	if total > 0 {
+		c.InRackShare, c.LeaderInRackShare = inRack/total, leaderIn/total
+	}
+	c.GBPerMonth = bytesPerSecond * secondsPerMonth / bytesPerGB
+	c.CrossGBWithoutRack = c.GBPerMonth * (1 - c.LeaderInRackShare)
+	c.CrossGBWithPlan = c.GBPerMonth * (1 - c.InRackShare)
+	c.SavedUSDPerMonth = (c.CrossGBWithoutRack - c.CrossGBWithPlan) * 2 * price
+	c.CostUSDPerMonthAfter = c.CrossGBWithPlan * 2 * price
+	c.Assumptions = []string{
+		"one consumer group in the rack reads every byte of the topic once; producers and replication are not counted (they do not change)",
+		fmt.Sprintf("a byte that crosses zones is billed $%.4f/GB leaving one zone and $%.4f/GB entering the other ($%.4f/GB in all)", price, price, 2*price),
+		"GB = 10^9 bytes, MB = 10^6 bytes, a month = 30 days",
+		"bytes are record batches as stored (compressed, batch headers included); request and response headers are not counted",
+		"without rack-aware fetching every partition is read at its leader; with it, at the replica in the plan",
+		weighting,
+	}
+	return c
+}

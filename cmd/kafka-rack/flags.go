@@ -1,0 +1,171 @@
+package main
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	kafka "github.com/rackfetch/kafka-go"
+	"github.com/rackfetch/kafka-go/sasl"
+	"github.com/rackfetch/kafka-go/sasl/plain"
+	"github.com/rackfetch/kafka-go/sasl/scram"
+)
+
+// config is what the command line asks for.
+type config struct {
+	Brokers      []string
+	Topic        string
+	Rack         string
+	ClientSelect bool
+	JSON         bool
+	Rate         float64       // MB/s (10^6 bytes) given with -rate; 0 when not given
+	Observe      time.Duration // -observe window; 0 when not given
+	Price        float64       // USD per GB (10^9 bytes) charged on each side of a zone crossing
+	Watch        bool
+	Timeout      time.Duration
+
+	TLS  *tls.Config    // nil: plaintext
+	SASL sasl.Mechanism // nil: no SASL
+}
+
+// defaultPrice is the usual cloud price of inter-zone traffic: $0.01 per GB
+// out of one zone and $0.01 per GB into the other.
+const defaultPrice = 0.01
+
+// parseFlags reads the command line; errors say which flag is wrong and why.
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("kafka-rack", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: kafka-rack -brokers host:port[,host:port] -topic T -rack R [flags]")
+		fmt.Fprintln(stderr, "Prints per partition the leader, the replica a Reader in rack R reads and why, and the cross-zone cost saved.")
+		fs.PrintDefaults()
+	}
+	var (
+		brokers, saslMech, user, password, caFile string
+		useTLS, insecure                          bool
+		cfg                                       = &config{}
+	)
+	fs.StringVar(&brokers, "brokers", "", "comma-separated bootstrap brokers (required)")
+	fs.StringVar(&cfg.Topic, "topic", "", "topic to check (required)")
+	fs.StringVar(&cfg.Rack, "rack", "", "the client's rack, as the brokers' broker.rack spells it (required)")
+	fs.BoolVar(&cfg.ClientSelect, "client-select", false, "when the leader names no replica, plan the client-side selection (an in-sync replica in the rack)")
+	fs.BoolVar(&cfg.JSON, "json", false, "print JSON instead of a table")
+	fs.Float64Var(&cfg.Rate, "rate", 0, "consume rate of the rack's consumers on the topic, in MB/s (10^6 bytes), for the cost estimate")
+	fs.DurationVar(&cfg.Observe, "observe", 0, "measure the topic's growth over this window (e.g. 1m) for the cost estimate")
+	fs.Float64Var(&cfg.Price, "price", defaultPrice, "USD per GB charged on each side of a cross-zone transfer")
+	fs.BoolVar(&cfg.Watch, "watch", false, "run a Reader in the rack and print its routing every second until interrupted")
+	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Second, "time limit of each request")
+	fs.BoolVar(&useTLS, "tls", false, "connect with TLS")
+	fs.StringVar(&caFile, "tls-ca", "", "PEM file of the CA that signed the brokers' certificates (implies -tls)")
+	fs.BoolVar(&insecure, "tls-insecure", false, "do not verify the brokers' certificates (implies -tls)")
+	fs.StringVar(&saslMech, "sasl", "", "SASL mechanism: plain, scram-sha-256 or scram-sha-512")
+	fs.StringVar(&user, "user", "", "SASL user name")
+	fs.StringVar(&password, "password", "", "SASL password")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q: every setting is a flag", fs.Arg(0))
+	}
+	for _, b := range strings.Split(brokers, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			cfg.Brokers = append(cfg.Brokers, b)
+		}
+	}
+	var errs []error
+	if len(cfg.Brokers) == 0 {
+		errs = append(errs, errors.New("-brokers is required (host:port, comma-separated)"))
+	}
+	if cfg.Topic == "" {
+		errs = append(errs, errors.New("-topic is required"))
+	}
+	if cfg.Rack == "" {
+		errs = append(errs, errors.New("-rack is required (the client's rack, e.g. an AZ ID such as use1-az1)"))
+	}
+	if cfg.Rate < 0 {
+		errs = append(errs, fmt.Errorf("-rate %g: must be 0 or more MB/s", cfg.Rate))
+	}
+	if cfg.Observe < 0 {
+		errs = append(errs, fmt.Errorf("-observe %v: must be a positive duration", cfg.Observe))
+	}
+	if cfg.Rate > 0 && cfg.Observe > 0 {
+		errs = append(errs, errors.New("-rate and -observe both give the consume rate: use one"))
+	}
+	if cfg.Price < 0 {
+		errs = append(errs, fmt.Errorf("-price %g: must be 0 or more USD per GB", cfg.Price))
+	}
+	if cfg.Timeout <= 0 {
+		errs = append(errs, fmt.Errorf("-timeout %v: must be positive", cfg.Timeout))
+	}
+	if useTLS || caFile != "" || insecure {
+		tc, err := tlsConfig(caFile, insecure)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		cfg.TLS = tc
+	}
+	mech, err := saslMechanism(saslMech, user, password)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	cfg.SASL = mech
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+func tlsConfig(caFile string, insecure bool) (*tls.Config, error) {
+	tc := &tls.Config{InsecureSkipVerify: insecure, MinVersion: tls.VersionTLS12} // #nosec G402: -tls-insecure is the user's explicit choice
+	if caFile == "" {
+		return tc, nil
+	}
+	pem, err := os.ReadFile(caFile)
+	if err != nil {
+		return nil, fmt.Errorf("-tls-ca: reading the CA file: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("-tls-ca %s: no PEM certificate in the file", caFile)
+	}
+	tc.RootCAs = pool
+	return tc, nil
+}
+
+func saslMechanism(name, user, password string) (sasl.Mechanism, error) {
+	if name == "" {
+		if user != "" || password != "" {
+			return nil, errors.New("-user and -password need -sasl plain, scram-sha-256 or scram-sha-512")
+		}
+		return nil, nil
+	}
+	if user == "" {
+		return nil, fmt.Errorf("-sasl %s needs -user", name)
+	}
+	switch strings.ToLower(name) {
+	case "plain":
+		return plain.Mechanism{Username: user, Password: password}, nil
+	case "scram-sha-256":
+		return scram.Mechanism(scram.SHA256, user, password)
+	case "scram-sha-512":
+		return scram.Mechanism(scram.SHA512, user, password)
+	}
+	return nil, fmt.Errorf("-sasl %q: unknown mechanism (plain, scram-sha-256 or scram-sha-512)", name)
+}
+
+// client returns a Client and a Dialer (carrying the rack) with the
+// command line's connection settings.
+func (cfg *config) client() (*kafka.Client, *kafka.Dialer) {
+	const clientID = "kafka-rack"
+	tr := &kafka.Transport{ClientID: clientID, DialTimeout: cfg.Timeout, TLS: cfg.TLS, SASL: cfg.SASL}
+	cl := &kafka.Client{Addr: kafka.TCP(cfg.Brokers...), Timeout: cfg.Timeout, Transport: tr}
+	d := &kafka.Dialer{ClientID: clientID, Timeout: cfg.Timeout, TLS: cfg.TLS, SASLMechanism: cfg.SASL, RackID: cfg.Rack}
+	return cl, d
+}
