@@ -135,9 +135,57 @@ func (s *replicaSelector) clientChoice(now time.Time) int {
 	p := readablePartition(s.part, func(id int) bool { return !s.cooldown.cooling(id, s.tp(), now) })
 	id, ok := s.cfg.Choice.SelectReplica(s.cfg.Rack, p)
 	if !ok || id == s.leader || !s.usable(id, now) {
+		s.cooldown.wait(s.tp(), s.awaitsReplica(now), now)
 		return -1
 	}
+	s.cooldown.wait(s.tp(), false, now)
 	return id
+}
+
+// awaitsReplica reports whether the selector would pick a follower if every
+// replica were in sync and healthy: one that failed, left the ISR or is
+// offline. No leader names it when it is back, so the Reader re-reads
+// metadata meanwhile (cooldownCache.active) to see it rejoin the ISR.
+func (s *replicaSelector) awaitsReplica(now time.Time) bool {
+	all := s.part
+	all.Isr = all.Replicas
+	id, ok := s.cfg.Choice.SelectReplica(s.cfg.Rack, all)
+	return ok && id != s.leader && !s.usable(id, now)
+}
+
+// choiceWaitTTL bounds how long a partition counts as waiting for its
+// replica after the router last found it so: a partition no longer read
+// stops the refreshes.
+const choiceWaitTTL = 30 * time.Second
+
+// wait records whether partition tp waits for its client-selected replica
+// at now.
+func (c *cooldownCache) wait(tp topicPartition, waiting bool, now time.Time) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !waiting {
+		delete(c.waits, tp)
+		return
+	}
+	if c.waits == nil {
+		c.waits = map[topicPartition]time.Time{}
+	}
+	c.waits[tp] = now.Add(choiceWaitTTL)
+}
+
+// waitingLocked reports whether a partition waits for its replica at now,
+// forgetting the waits that lapsed; c.mu is held.
+func (c *cooldownCache) waitingLocked(now time.Time) bool {
+	for tp, until := range c.waits {
+		if now.Before(until) {
+			return true
+		}
+		delete(c.waits, tp)
+	}
+	return false
 }
 
 // clientLease moves reads to the client's choice when the leader names no

@@ -131,7 +131,7 @@ func TestReplicaSelectorClientChoiceSeesUsableISR(t *testing.T) {
 	s := newReplicaSelector(routingConfig{Rack: "b", Choice: rsPick{id: -1, seen: &seen}}, c, rsOffline(rsDefault, 2), rsT0)
 	d := s.next(evFetch(0, 1, -1))
 	assert.Equal(t, 1, d.Broker)
-	require.Len(t, seen, 1)
+	require.NotEmpty(t, seen) // a second call asks what it would pick with every replica in sync
 	var ids []int
 	for _, b := range seen[0].Isr {
 		ids = append(ids, b.ID)
@@ -174,4 +174,30 @@ func TestReplicaToRead(t *testing.T) {
 	assert.Equal(t, rsBroker(1), ReplicaToRead(rsPick{id: 4}, "b", rsDefault), "a pick out of the ISR: the leader")
 	assert.Equal(t, rsBroker(3), ReplicaToRead(rsPick{id: 3}, "b", rsDefault))
 	assert.Equal(t, Broker{}, ReplicaToRead(nil, "b", Partition{}), "no metadata: no panic")
+}
+
+// While the pick is out of the ISR no leader will say when it is back: the
+// Reader keeps metadata fresh (cooldownCache.active) until it is read.
+func TestReplicaSelectorClientChoiceWaitsForReplica(t *testing.T) {
+	c := newCooldownCache()
+	isr13 := rsPart(1, 5, 1, 3)
+	s := newReplicaSelector(routingConfig{Rack: "b", Choice: RackAffinityReplicaSelector{}}, c, isr13, rsT0)
+	d := s.next(evMeta(0, isr13))
+	assert.Equal(t, 1, d.Broker)
+	assert.True(t, c.active(rsT0), "waiting for broker 2 keeps metadata fresh")
+	assert.False(t, c.active(rsT0.Add(choiceWaitTTL)), "a wait lapses when nobody renews it")
+
+	d = s.next(evMeta(time.Second, rsDefault))
+	assert.Equal(t, routeDecision{Broker: 2, Changed: true, Reason: reasonClientChoice}, d)
+	assert.False(t, c.active(rsT0.Add(time.Second)), "read again: no more waiting")
+
+	// A client whose rack holds the leader waits for nothing.
+	c2 := newCooldownCache()
+	s2 := newReplicaSelector(routingConfig{Rack: "a", Choice: RackAffinityReplicaSelector{}}, c2, isr13, rsT0)
+	s2.next(evFetch(0, 1, -1))
+	assert.False(t, c2.active(rsT0))
+	// Nor one whose rack has no replica.
+	s3 := newReplicaSelector(routingConfig{Rack: "z", Choice: RackAffinityReplicaSelector{}}, c2, isr13, rsT0)
+	s3.next(evFetch(0, 1, -1))
+	assert.False(t, c2.active(rsT0))
 }
