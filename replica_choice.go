@@ -142,12 +142,37 @@ func (s *replicaSelector) clientChoice(now time.Time) int {
 	return id
 }
 
+// choiceState is what client-side selection remembers of a partition.
+type choiceState struct {
+	// racks of the replicas, as metadata last told them: a broker that is
+	// down is listed by ID only, and its rack is still where it will be.
+	racks map[int]string
+}
+
+// remember notes the racks of p's replicas that p tells.
+func (c *choiceState) remember(p Partition) {
+	for _, b := range p.Replicas {
+		if r := replicaRack(p, b); r != "" {
+			if c.racks == nil {
+				c.racks = map[int]string{}
+			}
+			c.racks[b.ID] = r
+		}
+	}
+}
+
 // awaitsReplica reports whether the selector would pick a follower if every
-// replica were in sync and healthy: one that failed, left the ISR or is
-// offline. No leader names it when it is back, so the Reader re-reads
-// metadata meanwhile (cooldownCache.active) to see it rejoin the ISR.
+// replica were in sync and healthy: one that failed, left the ISR, is
+// offline or down. No leader names it when it is back, so the Reader
+// re-reads metadata meanwhile (cooldownCache.active) to see it rejoin.
 func (s *replicaSelector) awaitsReplica(now time.Time) bool {
+	s.choice.remember(s.part)
 	all := s.part
+	all.Replicas = make([]Broker, len(s.part.Replicas))
+	for i, b := range s.part.Replicas {
+		b.Rack = s.choice.racks[b.ID]
+		all.Replicas[i] = b
+	}
 	all.Isr = all.Replicas
 	id, ok := s.cfg.Choice.SelectReplica(s.cfg.Rack, all)
 	return ok && id != s.leader && !s.usable(id, now)
@@ -218,6 +243,9 @@ func (s *replicaSelector) clientLease(d *routeDecision, renew int, now time.Time
 // that failed is back in the ISR (its cooldown ended), without waiting for
 // the leader's next answer.
 func (s *replicaSelector) onMetadataChoice(p Partition, now time.Time, d *routeDecision) {
+	if s.cfg.Choice != nil {
+		s.choice.remember(p)
+	}
 	if p.Leader.ID < 0 || s.cur != s.leader {
 		return
 	}

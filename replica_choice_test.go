@@ -201,3 +201,17 @@ func TestReplicaSelectorClientChoiceWaitsForReplica(t *testing.T) {
 	s3.next(evFetch(0, 1, -1))
 	assert.False(t, c2.active(rsT0))
 }
+
+// A broker that is down is listed by ID only: the rack metadata told
+// before says the pick is waited for.
+func TestReplicaSelectorClientChoiceWaitsForDownBroker(t *testing.T) {
+	c := newCooldownCache()
+	s := newReplicaSelector(routingConfig{Rack: "b", Choice: RackAffinityReplicaSelector{}}, c, rsDefault, rsT0)
+	require.Equal(t, 2, s.next(evMeta(0, rsDefault)).Broker)
+	down := rsNoHost(rsPart(1, 5, 1, 3), 2)
+	assert.Equal(t, 1, s.next(evMeta(time.Second, down)).Broker, "broker 2 left the ISR")
+	s.next(evFetch(time.Minute, 1, -1)) // long after any cooldown
+	assert.True(t, c.active(rsT0.Add(time.Minute)), "waiting for broker 2 keeps metadata fresh")
+	d := s.next(evMeta(time.Minute+time.Second, rsDefault))
+	assert.Equal(t, routeDecision{Broker: 2, Changed: true, Reason: reasonClientChoice}, d, "back in the ISR: read again")
+}

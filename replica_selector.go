@@ -295,6 +295,8 @@ type replicaSelector struct {
 	// metadata (-1: none), unknownHolds how many there were in a row.
 	unknown      int
 	unknownHolds int
+
+	choice choiceState // client-side selection (replica_choice.go)
 }
 
 // newReplicaSelector starts routing partition p at its leader.
