@@ -275,14 +275,16 @@ func csGroup(t *testing.T, c *ktesting.Cluster) {
 	topic := createTopic(t, c, kafka.TopicConfig{ReplicaAssignments: assign})
 	for p := 0; p < rkPartitions; p++ {
 		conn := dialLeader(t, newDialer(), c.Addr(a), topic, p)
-		msgs := make([]kafka.Message, n)
-		for i := range msgs {
-			msgs[i] = kafka.Message{Value: rkValue(p, i)}
+		for i := 0; i < n; i += 200 { // batches under the broker's message.max.bytes
+			msgs := make([]kafka.Message, 200)
+			for j := range msgs {
+				msgs[j] = kafka.Message{Value: rkValue(p, i+j)}
+			}
+			eventually(t, 30*time.Second, fmt.Sprintf("partition %d written", p), func() bool {
+				_, err := conn.WriteMessages(msgs...)
+				return err == nil
+			})
 		}
-		eventually(t, 30*time.Second, fmt.Sprintf("partition %d written", p), func() bool {
-			_, err := conn.WriteMessages(msgs...)
-			return err == nil
-		})
 	}
 
 	group := "clientselect-" + topic
