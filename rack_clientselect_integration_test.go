@@ -11,6 +11,8 @@ package kafka_test
 //	                sockets), one routing change per partition; a leader move keeps them there
 //	FollowerKilled  kill -9 of the rack-b broker, its restart: back within 5 s of rejoining the ISR
 //	FollowerPaused  SIGSTOP of the rack-b broker, a leader move meanwhile, SIGCONT: the same
+//	Conn            a Conn dialed to kafka.ReplicaToRead's broker (the rack-b follower) reads the log:
+//	                a broker serves a v11+ fetch with a rack from any replica, whatever its selector
 //	Group           three group Readers in racks a, b, c over 6 partitions RF 3: 2/2/2, each reads
 //	                only from its own rack
 //
@@ -44,6 +46,7 @@ func TestRackClientSelection(t *testing.T) {
 	t.Run("FollowerKilled", func(t *testing.T) { csFollowerKilled(t, c, chaos) })
 	t.Run("FollowerPaused", func(t *testing.T) { csFollowerPaused(t, c, chaos) })
 	t.Run("Group", func(t *testing.T) { csGroup(t, c) })
+	t.Run("Conn", func(t *testing.T) { csConn(t, c) })
 	rkFigure(t, "clientselect_runtime_s", "%s", rkSeconds(time.Since(start)))
 }
 
@@ -393,4 +396,60 @@ func csGroup(t *testing.T, c *ktesting.Cluster) {
 		assert.Empty(t, m.badSeq, "member in rack %s: gaps or repeats", m.rack)
 		m.mu.Unlock()
 	}
+}
+
+// A Conn reads the partition from the follower ReplicaToRead names: the
+// selector-less broker serves a fetch carrying the client's rack from a
+// replica it does not lead.
+func csConn(t *testing.T, c *ktesting.Cluster) {
+	const n = 100
+	a, b, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "b"), brokerInRack(t, c, "c")
+	topic := createTopic(t, c, kafka.TopicConfig{ReplicaAssignments: []kafka.ReplicaAssignment{{Partition: 0, Replicas: []int{a, b, cc}}}})
+	leader := dialLeader(t, newDialer(), c.Addr(a), topic, 0)
+	msgs := make([]kafka.Message, n)
+	for i := range msgs {
+		msgs[i] = kafka.Message{Value: rkValue(0, i)}
+	}
+	eventually(t, 30*time.Second, "the messages written", func() bool {
+		_, err := leader.WriteMessages(msgs...)
+		return err == nil
+	})
+	// Offsets are resolved at the leader; the follower is read at them.
+	first, last, err := leader.ReadOffsets()
+	require.NoError(t, err)
+	require.Equal(t, int64(n), last-first)
+	var p kafka.Partition
+	eventually(t, 30*time.Second, "the follower in the ISR", func() bool {
+		ps, err := partitionsOn(c.Addr(a), topic)
+		if err != nil || len(ps) != 1 || !hasBroker(ps[0].Isr, b) {
+			return false
+		}
+		p = ps[0]
+		return true
+	})
+	to := kafka.ReplicaToRead(kafka.RackAffinityReplicaSelector{}, "b", p)
+	require.Equal(t, b, to.ID, "the rack-b replica")
+	p.Leader = to // DialPartition dials the Leader field's address
+	conn, err := (&kafka.Dialer{ClientID: "clientselect-conn", Timeout: 5 * time.Second, RackID: "b"}).DialPartition(testContext(t, 30*time.Second), "tcp", "", p)
+	require.NoError(t, err)
+	t.Cleanup(func() { conn.Close() })
+	_, err = conn.Seek(first, kafka.SeekAbsolute|kafka.SeekDontCheck)
+	require.NoError(t, err)
+	var got int
+	eventually(t, 30*time.Second, "the log read from the follower", func() bool {
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		batch := conn.ReadBatchWith(kafka.ReadBatchConfig{MinBytes: 1, MaxBytes: 1 << 20, MaxWait: 500 * time.Millisecond})
+		for {
+			m, err := batch.ReadMessage()
+			if err != nil {
+				break
+			}
+			require.Equal(t, first+int64(got), m.Offset)
+			require.Equal(t, rkValue(0, got), m.Value)
+			got++
+		}
+		require.NoError(t, batch.Close(), "fetching from follower %d", b)
+		require.Equal(t, -1, batch.PreferredReadReplica(), "a broker without a selector names no replica")
+		return got == n
+	})
 }
