@@ -118,6 +118,25 @@ func (x *csChaos) exec(cmd string, id int) (string, error) {
 	return out.String(), err
 }
 
+// csMoveLeader makes replicas partition p's replica list and elects its
+// first as leader, then logs as figure how long until every partition
+// delivered a message produced after the move.
+func csMoveLeader(t *testing.T, h *rkHarness, p int, replicas []int, figure string) {
+	t.Helper()
+	ctx := testContext(t, 60*time.Second)
+	admin := dialController(t, h.c)
+	h.poll(30*time.Second, fmt.Sprintf("partition %d's replicas reordered", p), func() bool {
+		return kafka.RackTestReorderReplicas(ctx, admin, h.topic, p, replicas) == nil
+	})
+	h.poll(30*time.Second, fmt.Sprintf("partition %d led by broker %d", p, replicas[0]), func() bool {
+		kafka.RackTestElectPreferredLeader(ctx, admin, h.topic, p)
+		ps, err := partitionsOn(h.bootAddr, h.topic)
+		return err == nil && len(ps) == rkPartitions && ps[p].Leader.ID == replicas[0]
+	})
+	movedAt := time.Now()
+	rkFigure(t, figure, "%s", rkSeconds(h.deliveredPast(movedAt, 20*time.Second, "every partition returning messages produced after the leader move")))
+}
+
 func csOptions(o rkOptions) rkOptions {
 	o.selector = kafka.RackAffinityReplicaSelector{}
 	return o
@@ -170,19 +189,8 @@ func csSteadyState(t *testing.T, c *ktesting.Cluster) {
 	// Partition 1 (led in rack c) moves its leadership to rack a: the
 	// follower still in the ISR keeps serving it.
 	a, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "c")
-	ctx := testContext(t, 60*time.Second)
-	admin := dialController(t, c)
 	moveStart := time.Now()
-	h.poll(30*time.Second, "partition 1's replicas reordered", func() bool {
-		return kafka.RackTestReorderReplicas(ctx, admin, h.topic, 1, []int{a, h.follower, cc}) == nil
-	})
-	h.poll(30*time.Second, "partition 1 led in rack a", func() bool {
-		kafka.RackTestElectPreferredLeader(ctx, admin, h.topic, 1)
-		ps, err := partitionsOn(c.Addr(a), h.topic)
-		return err == nil && len(ps) == rkPartitions && ps[1].Leader.ID == a
-	})
-	movedAt := time.Now()
-	rkFigure(t, "clientselect_leader_move_recovery_s", "%s", rkSeconds(h.deliveredPast(movedAt, 20*time.Second, "every partition returning messages produced after the leader move")))
+	csMoveLeader(t, h, 1, []int{a, h.follower, cc}, "clientselect_leader_move_recovery_s")
 	for _, ch := range h.info.changes(moveStart, time.Now()) {
 		t.Errorf("routing change at the leader move: %+v", ch)
 	}
@@ -190,20 +198,30 @@ func csSteadyState(t *testing.T, c *ktesting.Cluster) {
 	csFinish(t, h, h.start, s0)
 }
 
+// csTakeAway starts six rack-b Readers (cooldowns and TTL of 5 s), waits
+// until they read from the rack-b broker, then takes it away with cmd (kill,
+// pause) and waits until every partition reads elsewhere and delivers what
+// was produced after. It returns the harness, the stats before, and when
+// cmd was run.
+func csTakeAway(t *testing.T, c *ktesting.Cluster, chaos *csChaos, cmd string) (*rkHarness, [rkPartitions]rkPartStats, time.Time) {
+	t.Helper()
+	h := newRKHarness(t, c, csOptions(rkOptions{backlog: 300, cooldown: 5 * time.Second, ttl: 5 * time.Second}))
+	h.started(300)
+	s0 := h.mon.snapshot()
+	at := time.Now()
+	chaos.run(t, cmd, h.follower)
+	done := time.Now()
+	h.poll(30*time.Second, "every partition away from the broker taken away", func() bool { return h.mon.routedAway(h.follower) })
+	rkFigure(t, "clientselect_"+cmd+"_route_away_s", "%s", rkSeconds(time.Since(at)))
+	rkFigure(t, "clientselect_"+cmd+"_recovery_s", "%s", rkSeconds(h.deliveredPast(done, 20*time.Second, "every partition returning messages produced after "+cmd)))
+	return h, s0, at
+}
+
 // Kill -9 of the rack-b broker: reads go to the leaders, nothing is lost;
 // after its restart reads return to it.
 func csFollowerKilled(t *testing.T, c *ktesting.Cluster, chaos *csChaos) {
 	const cooldown = 5 * time.Second
-	h := newRKHarness(t, c, csOptions(rkOptions{backlog: 300, cooldown: cooldown, ttl: 5 * time.Second}))
-	h.started(300)
-	s0 := h.mon.snapshot()
-
-	killAt := time.Now()
-	chaos.run(t, "kill", h.follower)
-	killedAt := time.Now()
-	h.poll(30*time.Second, "every partition away from the killed broker", func() bool { return h.mon.routedAway(h.follower) })
-	rkFigure(t, "clientselect_kill_route_away_s", "%s", rkSeconds(time.Since(killAt)))
-	rkFigure(t, "clientselect_kill_recovery_s", "%s", rkSeconds(h.deliveredPast(killedAt, 20*time.Second, "every partition returning messages produced after the kill")))
+	h, s0, killAt := csTakeAway(t, c, chaos, "kill")
 	h.poll(30*time.Second, "the killed broker out of every ISR", func() bool { return h.outOfISR(h.follower) })
 	k0 := h.sockets.snapshot()
 	h.hold(time.Until(killAt.Add(4 * cooldown)))
@@ -229,29 +247,9 @@ func csFollowerKilled(t *testing.T, c *ktesting.Cluster, chaos *csChaos) {
 func csFollowerPaused(t *testing.T, c *ktesting.Cluster, chaos *csChaos) {
 	const pause = 30 * time.Second
 	a, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "c")
-	h := newRKHarness(t, c, csOptions(rkOptions{backlog: 300, cooldown: 5 * time.Second, ttl: 5 * time.Second}))
-	h.started(300)
-	s0 := h.mon.snapshot()
+	h, s0, pausedAt := csTakeAway(t, c, chaos, "pause")
 
-	pausedAt := time.Now()
-	chaos.run(t, "pause", h.follower)
-	stoppedAt := time.Now()
-	h.poll(30*time.Second, "every partition away from the paused broker", func() bool { return h.mon.routedAway(h.follower) })
-	rkFigure(t, "clientselect_pause_route_away_s", "%s", rkSeconds(time.Since(pausedAt)))
-	rkFigure(t, "clientselect_pause_recovery_s", "%s", rkSeconds(h.deliveredPast(stoppedAt, 20*time.Second, "every partition returning messages produced after the pause")))
-
-	ctx := testContext(t, 60*time.Second)
-	admin := dialController(t, c)
-	h.poll(30*time.Second, "partition 0's replicas reordered", func() bool {
-		return kafka.RackTestReorderReplicas(ctx, admin, h.topic, 0, []int{cc, h.follower, a}) == nil
-	})
-	h.poll(30*time.Second, "partition 0 led in rack c", func() bool {
-		kafka.RackTestElectPreferredLeader(ctx, admin, h.topic, 0)
-		ps, err := partitionsOn(c.Addr(a), h.topic)
-		return err == nil && len(ps) == rkPartitions && ps[0].Leader.ID == cc
-	})
-	movedAt := time.Now()
-	rkFigure(t, "clientselect_pause_leader_move_recovery_s", "%s", rkSeconds(h.deliveredPast(movedAt, 20*time.Second, "every partition returning messages produced after the leader move")))
+	csMoveLeader(t, h, 0, []int{cc, h.follower, a}, "clientselect_pause_leader_move_recovery_s")
 	h.poll(30*time.Second, "partition 0 read from its new leader", func() bool {
 		s := h.mon.snapshot()
 		return s[0].broker == cc
