@@ -33,6 +33,9 @@ import (
 type cooldownCache struct {
 	mu      sync.Mutex
 	entries map[cooldownKey]*cooldownEntry
+	// waits: partitions whose client-selected replica is not readable yet,
+	// until when (replica_choice.go); they keep metadata fresh too.
+	waits map[topicPartition]time.Time
 }
 
 // cooldownKey names what failed: a whole broker (tp zero) or the replica
@@ -166,7 +169,7 @@ func (c *cooldownCache) active(now time.Time) bool {
 			return true
 		}
 	}
-	return false
+	return c.waitingLocked(now)
 }
 
 // size returns the number of entries held, ended ones included until they

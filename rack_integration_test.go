@@ -546,11 +546,12 @@ func (c *rkConsumer) delivered() int64 {
 // The harness.
 
 type rkOptions struct {
-	cooldown, ttl    time.Duration // ReplicaCooldown, RackPreferenceTTL (0: defaults)
-	readBatchTimeout time.Duration // 0: the default
-	backlog          int           // messages per partition written before the Readers start
-	batch            int           // messages per partition per producer tick
-	interval         time.Duration // producer tick
+	cooldown, ttl    time.Duration         // ReplicaCooldown, RackPreferenceTTL (0: defaults)
+	readBatchTimeout time.Duration         // 0: the default
+	backlog          int                   // messages per partition written before the Readers start
+	batch            int                   // messages per partition per producer tick
+	interval         time.Duration         // producer tick
+	selector         kafka.ReplicaSelector // ReaderConfig.ReplicaSelector (nil: none)
 }
 
 type rkHarness struct {
@@ -617,6 +618,7 @@ func newRKHarness(t *testing.T, c *ktesting.Cluster, opts rkOptions) *rkHarness 
 			ReadLagInterval:   -1,
 			ReplicaCooldown:   opts.cooldown,
 			RackPreferenceTTL: opts.ttl,
+			ReplicaSelector:   opts.selector,
 			Logger:            h.info,
 			ErrorLogger:       h.errLog,
 		})

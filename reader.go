@@ -98,7 +98,7 @@ func NewReader(config ReaderConfig) *Reader {
 	r.queue.init(config.QueueCapacity)
 	r.engine = r.newEngine()
 	r.queue.onFree = r.engine.RoomFreed
-	if config.Rack != "" {
+	if config.Rack != "" || config.ReplicaSelector != nil {
 		r.join.Add(1)
 		go func() {
 			defer r.join.Done()

@@ -261,6 +261,17 @@ type ReaderConfig struct {
 	//
 	// Default: 3s
 	ReplicaStallTimeout time.Duration
+
+	// ReplicaSelector picks the replica to read from when the partition
+	// leader names none: for brokers without replica.selector.class, which
+	// serve a Fetch v11+ from any replica they host. The leader's preferred
+	// replica, when it names one, wins. RackAffinityReplicaSelector reads
+	// from the in-sync replica in Rack. The routing rules of Rack hold for
+	// the pick: in-sync replicas only, cooldowns, RackPreferenceTTL (the
+	// leader is asked again), offsets resolved at the leader.
+	//
+	// Default: nil (only the leader's choice)
+	ReplicaSelector ReplicaSelector
 }
 
 // Validate method validates ReaderConfig properties.
@@ -382,5 +393,6 @@ func (config *ReaderConfig) routing() routingConfig {
 
 		LeaderBackoffMin: config.ReadBackoffMin,
 		LeaderBackoffMax: config.ReadBackoffMax,
+		Choice:           config.ReplicaSelector,
 	}
 }

@@ -54,6 +54,17 @@ import (
 //	any  metadata without a leader                  → unchanged, RefreshMetadata, Backoff
 //	any  metadata, a cooling replica back in the ISR after it was seen out → its cooldown ends
 //
+// With a client-side ReplicaSelector (replica_choice.go), C being its pick
+// among the usable replicas (none: the rows above apply unchanged):
+//
+//	L    fetched from L, -1, C usable (*)           → F=C for PreferenceTTL      reasonClientChoice
+//	L    fetched from L, -1, C = F the TTL just left→ F=C, a renewal             reasonClientChoice
+//	L    fetched from L, -1, flap budget used up    → L                          reasonFlapDamped
+//	L    metadata (start, leader change, cooldown over), C usable → F=C          reasonClientChoice
+//	L    while a replica the leader named is refused→ L (the broker's choice wins)
+//	F    fetched from L, -1, C = F                  → F, the TTL restarts
+//	F    fetched from L naming X                    → as above: the broker's X wins
+//
 // (*) usable: in the ISR of the latest metadata, with a host there, not
 // offline, not cooling down, and fewer than MaxSwitchesPerMinute leases in
 // the last 60 s (a renewal needs no room in the budget, and uses none).
@@ -191,6 +202,10 @@ type routingConfig struct {
 	// LeaderBackoffMin/Max bound the wait after consecutive failures of
 	// the leader (defaults 100ms, 1s: ReaderConfig.ReadBackoffMin/Max).
 	LeaderBackoffMin, LeaderBackoffMax time.Duration
+
+	// Choice picks a replica when the leader names none (replica_choice.go;
+	// nil: never).
+	Choice ReplicaSelector
 }
 
 const (
@@ -280,6 +295,8 @@ type replicaSelector struct {
 	// metadata (-1: none), unknownHolds how many there were in a row.
 	unknown      int
 	unknownHolds int
+
+	choice choiceState // client-side selection (replica_choice.go)
 }
 
 // newReplicaSelector starts routing partition p at its leader.
@@ -324,6 +341,7 @@ func (s *replicaSelector) next(ev routeEvent) routeDecision {
 	switch ev.Kind {
 	case eventMetadata:
 		s.onMetadata(ev.Partition, now, &d)
+		s.onMetadataChoice(ev.Partition, now, &d)
 	case eventFetched:
 		s.onFetched(ev, now, &d)
 	case eventFetchError, eventDialFailed:
@@ -474,11 +492,15 @@ func (s *replicaSelector) onFetched(ev routeEvent, now time.Time, d *routeDecisi
 // authoritative: its -1 means "come back", a name is a candidate.
 func (s *replicaSelector) onLeaderAnswer(ev routeEvent, now time.Time, d *routeDecision) {
 	x := ev.Preferred
-	renewal := x >= 0 && x == s.renew
+	renew := s.renew
+	renewal := x >= 0 && x == renew
 	s.renew = -1
 	if s.cfg.Rack == "" || x < 0 || x == s.leader {
 		s.refusals = 0
 		s.unknown = -1
+		if x < 0 && s.clientLease(d, renew, now) {
+			return // the leader names none: the client's choice applies
+		}
 		if s.cur != s.leader {
 			s.route(d, s.leader, reasonLeaderPreferred, now)
 		}
