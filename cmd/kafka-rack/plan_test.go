@@ -23,6 +23,12 @@ func krPart(leader kafka.Broker, isr ...kafka.Broker) kafka.Partition {
 	return kafka.Partition{Topic: "t", Leader: leader, Replicas: []kafka.Broker{krA, krB, krC, krD}, Isr: isr}
 }
 
+func krPartID(id int, leader kafka.Broker, isr ...kafka.Broker) kafka.Partition {
+	p := krPart(leader, isr...)
+	p.ID = id
+	return p
+}
+
 // The Reader's rules for the leader's answer (replica_selector.go): a
 // named replica is read only when in the ISR with a host and not offline.
 func TestKafkaRackRouteLikeReader(t *testing.T) {
@@ -78,7 +84,8 @@ func TestKafkaRackClientSelect(t *testing.T) {
 		ok   bool
 	}{
 		{"leader in rack", "b", krPart(krD, krA, krB, krD), 4, true},
-		{"lowest in-rack ISR id", "b", krPart(krA, krA, krD, krB), 2, true},
+		{"in-rack ISR replica by partition ID (0)", "b", krPart(krA, krA, krD, krB), 2, true},
+		{"in-rack ISR replica by partition ID (1)", "b", krPartID(1, krA, krA, krD, krB), 4, true},
 		{"in-rack replica out of the ISR skipped", "b", krPart(krA, krA, krD, krC), 4, true},
 		{"none in rack", "c", krPart(krA, krA, krB), -1, false},
 		{"no rack", "", krPart(krA, krA, krB), -1, false},
