@@ -68,6 +68,10 @@ type rackDetector struct {
 	found   []RackInactive
 	old     map[int]int16 // brokers below rackFetchMin: their Fetch max
 	leaders map[int]*leaderSilence
+	// served: partitions a broker in the client's rack has served (the
+	// leader's selector named it, or the client chose it): rack fetching
+	// works for them, whatever their leader answers.
+	served map[topicPartition]bool
 	// rackSeen: some broker was seen in the client's rack.
 	rackSeen bool
 }
@@ -81,7 +85,7 @@ type leaderSilence struct {
 }
 
 func newRackDetector(rack string) *rackDetector {
-	return &rackDetector{rack: rack, old: map[int]int16{}, leaders: map[int]*leaderSilence{}}
+	return &rackDetector{rack: rack, old: map[int]int16{}, leaders: map[int]*leaderSilence{}, served: map[topicPartition]bool{}}
 }
 
 func (d *rackDetector) has(c RackInactiveCause) bool {
@@ -139,6 +143,7 @@ func (d *rackDetector) brokers(now time.Time, racks map[int]string, replicas []B
 type rackAnswer struct {
 	Now       time.Time
 	Broker    int       // who answered
+	Rack      string    // its rack
 	Partition Partition // the partition's metadata, racks filled in where known
 	RackSent  bool      // the fetch carried the client's rack
 	Preferred int       // the preferred read replica answered (-1: none)
@@ -148,6 +153,10 @@ type rackAnswer struct {
 // the rack is evidence about the leader's replica selector.
 func (d *rackDetector) answered(a rackAnswer) *RackInactive {
 	p := a.Partition
+	tp := topicPartition{p.Topic, p.ID}
+	if a.Broker != p.Leader.ID && a.Rack == d.rack {
+		d.served[tp] = true
+	}
 	if !a.RackSent || a.Broker != p.Leader.ID || a.Broker < 0 {
 		return nil
 	}
@@ -163,8 +172,8 @@ func (d *rackDetector) answered(a rackAnswer) *RackInactive {
 		s.named = true
 		return nil
 	}
-	if s.named || p.Leader.Rack == d.rack {
-		return nil // it has a selector; or the leader is the replica in the rack
+	if s.named || p.Leader.Rack == d.rack || d.served[tp] {
+		return nil // it has a selector; the leader is the replica in the rack; or the client chose one
 	}
 	inRack := -1
 	for _, b := range p.Isr {

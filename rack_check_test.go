@@ -70,6 +70,10 @@ func TestRackDetector(t *testing.T) {
 	noRack.RackSent = false
 	follower := leaderNone
 	follower.Broker = 2
+	inRackFollower := follower
+	inRackFollower.Rack = "b"
+	otherPartition := leaderNone
+	otherPartition.Partition.ID = 1
 
 	for _, tc := range []struct {
 		name   string
@@ -119,6 +123,11 @@ func TestRackDetector(t *testing.T) {
 			events: []rcEvent{rcAnswers(20, 0, time.Second, noRack)}},
 		{name: "a follower's -1", rack: "b",
 			events: []rcEvent{rcAnswers(20, 0, time.Second, follower)}},
+		{name: "a partition read in the rack (the client chose the replica)", rack: "b",
+			events: []rcEvent{rcAnswers(1, 0, 0, inRackFollower), rcAnswers(20, time.Second, time.Second, leaderNone)}},
+		{name: "another partition read in the rack says nothing of this one", rack: "b",
+			events: []rcEvent{rcAnswers(1, 0, 0, inRackFollower), rcAnswers(20, time.Second, time.Second, otherPartition)},
+			want:   []RackInactiveCause{RackNoReplicaSelector}},
 		{name: "answers out of ISR then in sync count from the first in sync", rack: "b",
 			events: []rcEvent{rcAnswers(10, 0, time.Second, outOfISR), rcAnswers(rackSilentAnswers, 10*time.Second, time.Second, leaderNone)}},
 	} {

@@ -63,7 +63,11 @@ func (r *Reader) rackFetched(f *fetcher, broker, preferred int, rackSent bool) {
 		p := f.meta
 		p.Leader = withRack(p.Leader, rc.racks)
 		p.Isr = withRacks(p.Isr, rc.racks)
-		found = d.answered(rackAnswer{Now: now, Broker: broker, Partition: p, RackSent: rackSent, Preferred: preferred})
+		b, ok := f.broker(broker)
+		if !ok {
+			b = Broker{ID: broker}
+		}
+		found = d.answered(rackAnswer{Now: now, Broker: broker, Rack: withRack(b, rc.racks).Rack, Partition: p, RackSent: rackSent, Preferred: preferred})
 	}
 	rc.mu.Unlock()
 	r.rackReport(found)
