@@ -62,13 +62,7 @@ func (k *riRackCase) more(t *testing.T, n int) {
 func (l *riLogger) linesWith(sub string) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []string
-	for _, s := range l.lines {
-		if strings.Contains(s, sub) {
-			out = append(out, s)
-		}
-	}
-	return out
+	return kafka.RackTestLinesWith(l.lines, sub)
 }
 
 // found waits until the Reader has found a cause, keeping it reading, and

@@ -15,17 +15,23 @@ import (
 
 const rcLine = "rack-aware fetching is inactive"
 
-// rcLines returns the lines of l that contain sub.
-func rcLines(l *rtLogger, sub string) []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+// RackTestLinesWith returns the lines that contain sub (exported for the
+// integration tests' loggers).
+func RackTestLinesWith(lines []string, sub string) []string {
 	var out []string
-	for _, s := range l.lines {
+	for _, s := range lines {
 		if strings.Contains(s, sub) {
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// rcLines returns the lines of l that contain sub.
+func rcLines(l *rtLogger, sub string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return RackTestLinesWith(l.lines, sub)
 }
 
 // rcRead reads 12 records of t/0 with a Reader in rack, logging to errs
