@@ -51,8 +51,8 @@ func (ri RackInactive) String() string {
 // The leader of a partition with an in-sync replica in the client's rack
 // may answer -1 for a moment with a selector too (an ISR the client saw
 // before it shrank): a leader is taken to have none only after this many
-// such answers spread over at least this long, and never once it named a
-// replica.
+// such answers spread over at least this long, the last one judged on
+// metadata read after the first, and never once it named a replica.
 const (
 	rackSilentAnswers = 5
 	rackSilentWindow  = 10 * time.Second
@@ -147,21 +147,23 @@ type rackAnswer struct {
 	Partition Partition // the partition's metadata, racks filled in where known
 	RackSent  bool      // the fetch carried the client's rack
 	Preferred int       // the preferred read replica answered (-1: none)
+	MetaAt    time.Time // when the metadata of Partition was read
 }
 
 // answered takes a fetch answer; only a leader's answer to a fetch carrying
-// the rack is evidence about the leader's replica selector.
-func (d *rackDetector) answered(a rackAnswer) *RackInactive {
+// the rack is evidence about the leader's replica selector. refresh asks
+// for metadata newer than the evidence, to confirm the ISR it relies on.
+func (d *rackDetector) answered(a rackAnswer) (found *RackInactive, refresh bool) {
 	p := a.Partition
 	tp := topicPartition{p.Topic, p.ID}
 	if a.Broker != p.Leader.ID && a.Rack == d.rack {
 		d.served[tp] = true
 	}
 	if !a.RackSent || a.Broker != p.Leader.ID || a.Broker < 0 {
-		return nil
+		return nil, false
 	}
 	if _, old := d.old[a.Broker]; old {
-		return nil // the rack did not reach it
+		return nil, false // the rack did not reach it
 	}
 	s := d.leaders[a.Broker]
 	if s == nil {
@@ -170,10 +172,10 @@ func (d *rackDetector) answered(a rackAnswer) *RackInactive {
 	}
 	if a.Preferred >= 0 {
 		s.named = true
-		return nil
+		return nil, false
 	}
 	if s.named || p.Leader.Rack == d.rack || d.served[tp] {
-		return nil // it has a selector; the leader is the replica in the rack; or the client chose one
+		return nil, false // it has a selector; the leader is the replica in the rack; or the client chose one
 	}
 	inRack := -1
 	for _, b := range p.Isr {
@@ -183,7 +185,8 @@ func (d *rackDetector) answered(a rackAnswer) *RackInactive {
 		}
 	}
 	if inRack < 0 {
-		return nil // no in-sync replica to name
+		s.answers = 0 // no in-sync replica to name: the silence so far may be why
+		return nil, false
 	}
 	if s.answers == 0 {
 		s.first = a.Now
@@ -191,11 +194,14 @@ func (d *rackDetector) answered(a rackAnswer) *RackInactive {
 	s.answers++
 	s.last, s.inRack = a.Now, inRack
 	if s.answers < rackSilentAnswers || s.last.Sub(s.first) < rackSilentWindow {
-		return nil
+		return nil, false
+	}
+	if !a.MetaAt.After(s.first) {
+		return nil, true // the ISR may have shrunk since the client read it
 	}
 	return d.add(RackInactive{Cause: RackNoReplicaSelector, Brokers: []int{a.Broker}, Since: a.Now,
 		Detail: fmt.Sprintf("leader broker %d (rack %s) named no preferred replica in %d answers over %s to fetches carrying rack %q, although in-sync replica %d is in that rack: set replica.selector.class=org.apache.kafka.common.replica.RackAwareReplicaSelector on the brokers",
-			a.Broker, rackName(p.Leader.Rack), s.answers, s.last.Sub(s.first).Round(time.Second), d.rack, s.inRack)})
+			a.Broker, rackName(p.Leader.Rack), s.answers, s.last.Sub(s.first).Round(time.Second), d.rack, s.inRack)}), false
 }
 
 var (

@@ -39,9 +39,13 @@ type rcEvent func(d *rackDetector) *RackInactive
 func rcAnswers(n int, at, every time.Duration, a rackAnswer) rcEvent {
 	return func(d *rackDetector) *RackInactive {
 		var found *RackInactive
+		fresh := a.MetaAt.IsZero()
 		for i := 0; i < n; i++ {
 			a.Now = rcT0.Add(at + time.Duration(i)*every)
-			if f := d.answered(a); f != nil {
+			if fresh {
+				a.MetaAt = a.Now // metadata read at every answer
+			}
+			if f, _ := d.answered(a); f != nil {
 				found = f
 			}
 		}
@@ -150,6 +154,39 @@ func TestRackDetector(t *testing.T) {
 			assert.Len(t, d.found, len(tc.want))
 		})
 	}
+}
+
+// A leader's silence is judged on metadata read after it began: until
+// then the detector asks for a refresh (the ISR may have shrunk).
+func TestRackDetectorConfirmsWithFreshMetadata(t *testing.T) {
+	d := newRackDetector("b")
+	a := rackAnswer{Broker: 1, Partition: rcAllInSync, RackSent: true, Preferred: -1, MetaAt: rcT0.Add(-time.Second)}
+	for i := 0; i < 20; i++ {
+		a.Now = rcT0.Add(time.Duration(i) * time.Second)
+		found, refresh := d.answered(a)
+		require.Nil(t, found, "answer %d", i)
+		require.Equal(t, i >= 10, refresh, "answer %d", i)
+	}
+	a.MetaAt = rcT0.Add(19 * time.Second)
+	a.Partition = rcPartition(rcBroker(1, "a"), rcBroker(1, "a"), rcBroker(3, "c"))
+	found, refresh := d.answered(a)
+	assert.Nil(t, found, "the fresh ISR has no replica in the rack")
+	assert.False(t, refresh)
+
+	// Back in sync: the silence counts again from here.
+	a.Partition = rcAllInSync
+	for i := 20; ; i++ {
+		a.Now = rcT0.Add(time.Duration(i) * time.Second)
+		a.MetaAt = a.Now
+		found, refresh = d.answered(a)
+		assert.False(t, refresh)
+		if found != nil || i == 40 {
+			require.NotNil(t, found)
+			assert.Equal(t, 30, i, "found 10 s after the ISR had the replica again")
+			break
+		}
+	}
+	assert.Equal(t, RackNoReplicaSelector, found.Cause)
 }
 
 func TestRackInactiveString(t *testing.T) {

@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -18,6 +19,7 @@ type rackCheck struct {
 	d        *rackDetector // made at first use, when the Reader has a rack
 	metaSeen uint64        // the metadata version racks is from (0: none)
 	racks    map[int]string
+	asked    time.Time // when the detector last had metadata re-read
 }
 
 // detector returns the detector, making it; rc.mu must be held.
@@ -47,30 +49,45 @@ func (r *Reader) rackDialed(id int, c *Conn) {
 
 // rackFetched tells the check how broker answered a fetch of f's partition
 // (preferred: the preferred read replica it named).
-func (r *Reader) rackFetched(f *fetcher, broker, preferred int, rackSent bool) {
+func (r *Reader) rackFetched(ctx context.Context, f *fetcher, broker, preferred int, rackSent bool) {
 	if r.config.Rack == "" {
 		return
 	}
 	now := f.now()
+	// The latest metadata, no older than metaAt.
+	metaAt := time.Unix(0, r.meta.refreshed.Load())
+	p, ok := r.cluster.partition(f.tp.topic, f.tp.partition)
+	if !ok {
+		p = f.meta
+	}
 	rc := &r.rack
 	rc.mu.Lock()
 	d := rc.detector(r.config.Rack)
 	if v := r.meta.version.Load(); v != rc.metaSeen || rc.racks == nil {
 		rc.metaSeen, rc.racks = v, r.cluster.brokerRacks()
 	}
-	found := d.brokers(now, rc.racks, f.meta.Replicas)
+	found, refresh := d.brokers(now, rc.racks, p.Replicas), false
 	if found == nil {
-		p := f.meta
 		p.Leader = withRack(p.Leader, rc.racks)
 		p.Isr = withRacks(p.Isr, rc.racks)
 		b, ok := f.broker(broker)
 		if !ok {
 			b = Broker{ID: broker}
 		}
-		found = d.answered(rackAnswer{Now: now, Broker: broker, Rack: withRack(b, rc.racks).Rack, Partition: p, RackSent: rackSent, Preferred: preferred})
+		found, refresh = d.answered(rackAnswer{Now: now, Broker: broker, Rack: withRack(b, rc.racks).Rack,
+			Partition: p, RackSent: rackSent, Preferred: preferred, MetaAt: metaAt})
+		refresh = refresh && now.Sub(rc.asked) >= rackSilentWindow
+		if refresh {
+			rc.asked = now
+		}
 	}
 	rc.mu.Unlock()
 	r.rackReport(found)
+	if refresh {
+		// Once per window at most; a failure is retried by the next one.
+		f.release()
+		_ = r.refreshMetadata(ctx, f.tp.topic)
+	}
 }
 
 // rackReport logs a cause found.
