@@ -35,6 +35,7 @@ type riRackCase struct {
 	info, errs *riLogger
 	ctx        context.Context
 	next       int // the next value to write and read
+	start      time.Time
 }
 
 func newRIRackCase(t *testing.T, c *ktesting.Cluster, rack string) *riRackCase {
@@ -43,6 +44,7 @@ func newRIRackCase(t *testing.T, c *ktesting.Cluster, rack string) *riRackCase {
 	k := &riRackCase{c: c, leader: a, follower: b, ctx: testContext(t, 2*time.Minute),
 		info: &riLogger{t: t, prefix: "reader: "}, errs: &riLogger{t: t, prefix: "reader error: "}}
 	k.topic = createTopic(t, c, kafka.TopicConfig{ReplicaAssignments: []kafka.ReplicaAssignment{{Partition: 0, Replicas: []int{a, b, cc}}}})
+	k.start = time.Now()
 	k.r = riReader(t, c, k.topic, func(cfg *kafka.ReaderConfig) {
 		cfg.Rack, cfg.Logger, cfg.ErrorLogger = rack, k.info, k.errs
 	})
@@ -78,6 +80,7 @@ func (k *riRackCase) found(t *testing.T, cause kafka.RackInactiveCause) kafka.Ra
 	k.more(t, 20) // still reading; nothing more to say
 	require.Len(t, st.RackInactive, 1, "%+v", st.RackInactive)
 	ri := st.RackInactive[0]
+	t.Logf("found %q %.1f s after the Reader started", ri.Cause, ri.Since.Sub(k.start).Seconds())
 	assert.Equal(t, cause, ri.Cause)
 	assert.Equal(t, st.RackInactive, k.r.Stats().RackInactive, "Stats does not reset it")
 	lines := k.errs.linesWith(riRackLine)
