@@ -49,6 +49,7 @@ type Reader struct {
 	queue    readerQueue
 	engine   *fetchengine.Engine // reader_engine.go
 	addrs    brokerAddrs
+	rack     rackCheck // reader_rack_check.go
 
 	// stctx lives as long as the Reader; Close cancels it.
 	stctx context.Context
@@ -475,6 +476,7 @@ func (r *Reader) Stats() ReaderStats {
 		Topic:         r.config.Topic,
 		Partition:     s.partition,
 		Routing:       s.routingSnapshot(),
+		RackInactive:  r.rackStatus(),
 	}
 	stats.DeprecatedFetchesWithTypo = stats.Fetches
 	return stats

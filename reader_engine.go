@@ -77,6 +77,7 @@ func (r *Reader) dialEngine(ctx context.Context, id int) (fetchengine.Conn, erro
 	if err != nil {
 		return nil, err
 	}
+	r.rackDialed(id, c)
 	return engineConn{c}, nil
 }
 

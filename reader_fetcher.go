@@ -321,6 +321,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 
 	if err == nil {
 		f.errs, f.failures = 0, 0
+		r.rackFetched(ctx, f, broker, preferred, w.Rack != "")
 		ev := routeEvent{Kind: eventFetched, Broker: broker, Now: f.now(), Preferred: preferred,
 			Empty: n == 0, FetchOffset: fetchOffset, HighWatermark: hw}
 		var pause time.Duration

@@ -45,6 +45,12 @@ type ReaderStats struct {
 	// reads go (rack-aware fetching, ReaderConfig.Rack), in topic and
 	// partition order.
 	Routing []PartitionRouting
+
+	// RackInactive lists why rack-aware fetching (ReaderConfig.Rack) does
+	// not take effect, each cause once, in the order the Reader found
+	// them; nil while none was found or without a rack. Stats does not
+	// reset it: a cause stays listed for the Reader's life.
+	RackInactive []RackInactive
 }
 
 // PartitionRouting is the routing of one partition's fetches: which broker

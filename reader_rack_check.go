@@ -1,0 +1,143 @@
+package kafka
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/rackfetch/kafka-go/protocol"
+)
+
+// rackCheck feeds the Reader's rackDetector (rack_check.go) with what the
+// fetchers and the engine's dials see, and reports each cause it finds
+// once, through ErrorLogger (else Logger): a Reader asked to read in its
+// rack that cannot is a configuration fault costing cross-rack traffic,
+// which belongs where faults are watched, not among the Logger's routine
+// lines (which many programs drop).
+type rackCheck struct {
+	mu       sync.Mutex
+	d        *rackDetector // made at first use, when the Reader has a rack
+	metaSeen uint64        // the metadata version racks is from (0: none)
+	racks    map[int]string
+	asked    time.Time // when the detector last had metadata re-read
+}
+
+// detector returns the detector, making it; rc.mu must be held.
+func (rc *rackCheck) detector(rack string) *rackDetector {
+	if rc.d == nil {
+		rc.d = newRackDetector(rack)
+	}
+	return rc.d
+}
+
+// rackDialed tells the check the Fetch versions of a broker the engine
+// dialed.
+func (r *Reader) rackDialed(id int, c *Conn) {
+	if r.config.Rack == "" {
+		return
+	}
+	vs, err := c.apiVersions()
+	if err != nil {
+		return // the engine fails the fetch and dials again
+	}
+	rc := &r.rack
+	rc.mu.Lock()
+	found := rc.detector(r.config.Rack).versions(time.Now(), id, vs[protocol.Fetch].Max)
+	rc.mu.Unlock()
+	r.rackReport(found)
+}
+
+// rackFetched tells the check how broker answered a fetch of f's partition
+// (preferred: the preferred read replica it named).
+func (r *Reader) rackFetched(ctx context.Context, f *fetcher, broker, preferred int, rackSent bool) {
+	if r.config.Rack == "" {
+		return
+	}
+	now := f.now()
+	// The latest metadata, no older than metaAt.
+	metaAt := time.Unix(0, r.meta.refreshed.Load())
+	p, ok := r.cluster.partition(f.tp.topic, f.tp.partition)
+	if !ok {
+		p = f.meta
+	}
+	rc := &r.rack
+	rc.mu.Lock()
+	d := rc.detector(r.config.Rack)
+	if v := r.meta.version.Load(); v != rc.metaSeen || rc.racks == nil {
+		rc.metaSeen, rc.racks = v, r.cluster.brokerRacks()
+	}
+	found, refresh := d.brokers(now, rc.racks, p.Replicas), false
+	if found == nil {
+		p.Leader = withRack(p.Leader, rc.racks)
+		p.Isr = withRacks(p.Isr, rc.racks)
+		b, ok := f.broker(broker)
+		if !ok {
+			b = Broker{ID: broker}
+		}
+		found, refresh = d.answered(rackAnswer{Now: now, Broker: broker, Rack: withRack(b, rc.racks).Rack,
+			Partition: p, RackSent: rackSent, Preferred: preferred, MetaAt: metaAt})
+		refresh = refresh && now.Sub(rc.asked) >= rackSilentWindow
+		if refresh {
+			rc.asked = now
+		}
+	}
+	rc.mu.Unlock()
+	r.rackReport(found)
+	if refresh {
+		// Once per window at most; a failure is retried by the next one.
+		f.release()
+		_ = r.refreshMetadata(ctx, f.tp.topic)
+	}
+}
+
+// rackReport logs a cause found.
+func (r *Reader) rackReport(found *RackInactive) {
+	if found != nil {
+		r.errorf("kafka reader: %s", found)
+	}
+}
+
+// rackStatus returns the causes found so far, in the order found.
+func (r *Reader) rackStatus() []RackInactive {
+	rc := &r.rack
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.d == nil || len(rc.d.found) == 0 {
+		return nil
+	}
+	return append([]RackInactive(nil), rc.d.found...)
+}
+
+// withRack fills in b's rack from racks when metadata left it out (a
+// broker the answer did not list).
+func withRack(b Broker, racks map[int]string) Broker {
+	if b.Rack == "" {
+		b.Rack = racks[b.ID]
+	}
+	return b
+}
+
+// withRacks is withRack over bs, copying only when something is missing.
+func withRacks(bs []Broker, racks map[int]string) []Broker {
+	for i, b := range bs {
+		if b.Rack == "" && racks[b.ID] != "" {
+			out := append([]Broker(nil), bs...)
+			for j := i; j < len(out); j++ {
+				out[j] = withRack(out[j], racks)
+			}
+			return out
+		}
+	}
+	return bs
+}
+
+// brokerRacks returns the rack of every broker seen in metadata.
+func (cl *cluster) brokerRacks() map[int]string {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	out := make(map[int]string, len(cl.brokers))
+	for id, b := range cl.brokers {
+		out[id] = b.Rack
+	}
+	return out
+}
