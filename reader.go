@@ -50,6 +50,8 @@ type Reader struct {
 	engine   *fetchengine.Engine // reader_engine.go
 	addrs    brokerAddrs
 
+	leaderEnds leaderEnds // follower_lag_sampler.go
+
 	// stctx lives as long as the Reader; Close cancels it.
 	stctx context.Context
 	stop  context.CancelFunc
@@ -104,6 +106,13 @@ func NewReader(config ReaderConfig) *Reader {
 			defer r.join.Done()
 			r.metadataLoop(stctx)
 		}()
+		if config.MaxFollowerLag > 0 {
+			r.join.Add(1)
+			go func() {
+				defer r.join.Done()
+				r.leaderEndsLoop(stctx)
+			}()
+		}
 	}
 	if r.useConsumerGroup() {
 		r.startGroup()

@@ -53,6 +53,7 @@ import (
 //	F    metadata, F out of the ISR/offline/unknown → L                          reasonFollowerGone
 //	any  metadata without a leader                  → unchanged, RefreshMetadata, Backoff
 //	any  metadata, a cooling replica back in the ISR after it was seen out → its cooldown ends
+//	     (a follower lagging the leader by more than MaxFollowerLag: follower_lag.go)
 //
 // (*) usable: in the ISR of the latest metadata, with a host there, not
 // offline, not cooling down, and fewer than MaxSwitchesPerMinute leases in
@@ -101,6 +102,9 @@ const (
 	eventMetadata
 	// eventTick: time passed (TTL expiry is checked on every event too).
 	eventTick
+	// eventLeaderHW: the leader's high watermark (HighWatermark) was
+	// read at Now (follower_lag.go).
+	eventLeaderHW
 )
 
 // routeEvent is one input of the state machine.
@@ -113,6 +117,7 @@ type routeEvent struct {
 	Empty         bool  // eventFetched: no records returned
 	FetchOffset   int64 // eventFetched: the offset fetched
 	HighWatermark int64 // eventFetched: the responding replica's high watermark
+	NextOffset    int64 // eventFetched: the position after the records returned
 
 	Err error // eventFetchError, eventDialFailed
 
@@ -130,6 +135,7 @@ const (
 	reasonUnknownReplica  routeReason = "preferred replica not in metadata or ISR"
 	reasonLeaderChanged   routeReason = "leader changed"
 	reasonLeaderPreferred routeReason = "leader named no preference"
+	reasonFollowerLagging routeReason = "follower lagging"
 
 	// Labels of decisions that stay where they are (Changed is false).
 	reasonCoolingDown routeReason = "preferred replica cooling down"
@@ -191,6 +197,10 @@ type routingConfig struct {
 	// LeaderBackoffMin/Max bound the wait after consecutive failures of
 	// the leader (defaults 100ms, 1s: ReaderConfig.ReadBackoffMin/Max).
 	LeaderBackoffMin, LeaderBackoffMax time.Duration
+
+	// MaxFollowerLag bounds how far reads may wait on a follower behind
+	// the leader (follower_lag.go); zero turns the check off.
+	MaxFollowerLag time.Duration
 }
 
 const (
@@ -280,6 +290,8 @@ type replicaSelector struct {
 	// metadata (-1: none), unknownHolds how many there were in a row.
 	unknown      int
 	unknownHolds int
+
+	lag followerLag // follower_lag.go
 }
 
 // newReplicaSelector starts routing partition p at its leader.
@@ -298,6 +310,7 @@ func newReplicaSelector(cfg routingConfig, cooldown *cooldownCache, p Partition,
 		held:     -1,
 		renew:    -1,
 		unknown:  -1,
+		lag:      newFollowerLag(),
 	}
 }
 
@@ -328,6 +341,10 @@ func (s *replicaSelector) next(ev routeEvent) routeDecision {
 		s.onFetched(ev, now, &d)
 	case eventFetchError, eventDialFailed:
 		s.onFailure(ev, now, &d)
+	case eventLeaderHW:
+		if !ev.Now.IsZero() {
+			s.lag.sawLeader(ev.Now, ev.HighWatermark) // when it was read, not now
+		}
 	}
 
 	// Checked on every event, whatever it was about.
@@ -337,6 +354,7 @@ func (s *replicaSelector) next(ev routeEvent) routeDecision {
 		} else if !now.Before(s.pinnedAt.Add(s.cfg.PreferenceTTL)) {
 			s.route(&d, s.leader, reasonTTL, now)
 		}
+		s.lagCheck(now, &d)
 	}
 	if s.leader < 0 {
 		// No leader known: nowhere to fetch until metadata names one.
@@ -450,6 +468,7 @@ func (s *replicaSelector) usable(b int, now time.Time) bool {
 }
 
 func (s *replicaSelector) onFetched(ev routeEvent, now time.Time, d *routeDecision) {
+	s.lagFetched(ev)
 	switch {
 	case ev.Broker == s.leader:
 		s.leaderErrors = 0
@@ -515,6 +534,10 @@ func (s *replicaSelector) onLeaderAnswer(ev routeEvent, now time.Time, d *routeD
 		refuse(reasonCoolingDown, until)
 		return
 	}
+	if until, lagging := s.lagHeld(x, now); lagging {
+		refuse(reasonFollowerLagging, until)
+		return
+	}
 	lease := x != s.cur && !renewal
 	if lease {
 		if ok, until := s.budgetLeft(now); !ok {
@@ -547,6 +570,9 @@ func (s *replicaSelector) onFailure(ev routeEvent, now time.Time, d *routeDecisi
 	}
 	if ev.Broker < 0 || ev.Broker != s.cur {
 		return // a stale report: routing already moved
+	}
+	if s.lagMissing(ev, d) {
+		return // not replicated there yet: wait for it
 	}
 	scope := routeFailureScope(ev)
 	if scope == failStaleClient {
