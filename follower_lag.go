@@ -19,12 +19,12 @@ import (
 //
 // The leader's end is known from its own fetch answers and, while reads go
 // to a follower, from a ListOffsets (latest) the Reader sends each leader
-// every MaxFollowerLag/4 for all the partitions it reads from followers
+// every MaxFollowerLag/8 for all the partitions it reads from followers
 // (follower_lag_sampler.go); a follower's long poll is capped at
 // MaxFollowerLag/4 so that the check runs that often. The measured lag
-// can thus trail the real one by MaxFollowerLag/2, so reads leave the
-// follower once it passes MaxFollowerLag/2: they never wait on a follower
-// more than MaxFollowerLag behind the leader.
+// thus trails the real one by up to 3/8 MaxFollowerLag (plus round trips),
+// so reads leave the follower once it passes MaxFollowerLag/2: they never
+// wait on a follower more than MaxFollowerLag behind the leader.
 //
 // Transitions added to the table of replica_selector.go:
 //

@@ -12,7 +12,7 @@ import (
 
 // The leaders' high watermarks for the lag check (follower_lag.go). While
 // partitions read from followers, nothing in the followers' answers says
-// how far the leader is: every MaxFollowerLag/4 the Reader sends each of
+// how far the leader is: every MaxFollowerLag/8 the Reader sends each of
 // their leaders one ListOffsets (latest, read uncommitted: the high
 // watermark) for all of them, over the control connection. A fetcher hands
 // the newest answer for its partition to its router between fetches.
@@ -49,15 +49,14 @@ func (le *leaderEnds) since(tp topicPartition, seen uint64) (leaderEnd, bool) {
 	return e, ok && e.seq > seen
 }
 
-// followerLagInterval is how often leaders are asked while partitions read
-// from followers.
-func (config *ReaderConfig) followerLagInterval() time.Duration {
-	return config.MaxFollowerLag / 4
-}
+// followerLagSampling is how often leaders are asked while partitions
+// read from followers; followerLagPoll bounds a follower's long poll.
+func (config *ReaderConfig) followerLagSampling() time.Duration { return config.MaxFollowerLag / 8 }
+func (config *ReaderConfig) followerLagPoll() time.Duration     { return config.MaxFollowerLag / 4 }
 
 // leaderEndsLoop samples the leaders' high watermarks until ctx ends.
 func (r *Reader) leaderEndsLoop(ctx context.Context) {
-	tick := time.NewTicker(r.config.followerLagInterval())
+	tick := time.NewTicker(r.config.followerLagSampling())
 	defer tick.Stop()
 	for {
 		select {

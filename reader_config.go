@@ -272,7 +272,7 @@ type ReaderConfig struct {
 	// MaxFollowerLag/2 (the flap damping applies). Like Kafka's
 	// replica.lag.time.max.ms it is a time, not a message count. While a
 	// partition reads from a follower, the Reader asks its leader for the
-	// high watermark every MaxFollowerLag/4 (one ListOffsets per leader
+	// high watermark every MaxFollowerLag/8 (one ListOffsets per leader
 	// for all such partitions) and a follower's long poll lasts at most
 	// MaxFollowerLag/4. Negative turns the check off; values below 1s are
 	// refused (a healthy follower trails by up to 500 ms,

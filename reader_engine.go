@@ -149,7 +149,7 @@ func (r *Reader) engineMaxWait(vs protocol.Versions, follower bool, rack string)
 	wait := r.config.MaxWait
 	if follower && r.config.MaxFollowerLag > 0 && r.config.Rack != "" {
 		// The lag check runs between fetches (follower_lag.go).
-		wait = min(wait, r.config.followerLagInterval())
+		wait = min(wait, r.config.followerLagPoll())
 	}
 	if wait <= readerOldBrokerMaxWait {
 		return wait
