@@ -142,12 +142,14 @@ type flRoute struct {
 	broker   int
 	reroutes map[string]int64
 	first    map[string]time.Time // when each reason was first seen
+	fetches  int64                // Stats().Fetches, summed
 }
 
 func (f *flRoute) poll(r *kafka.Reader) {
 	st := r.Stats()
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.fetches += st.Fetches
 	if f.reroutes == nil {
 		f.reroutes, f.first = map[string]int64{}, map[string]time.Time{}
 	}
@@ -163,6 +165,12 @@ func (f *flRoute) poll(r *kafka.Reader) {
 			f.reroutes[k] += v
 		}
 	}
+}
+
+func (f *flRoute) fetchCount() int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.fetches
 }
 
 func (f *flRoute) get() (broker int, reroutes map[string]int64, first map[string]time.Time) {
@@ -304,17 +312,21 @@ func TestReaderIntegrationFollowerLagThrottled(t *testing.T) {
 	// the bound of the moment the leader's high watermark runs ahead (it
 	// no longer waits for the follower: the ISR shrink).
 	var outAt time.Time
+	var outFetches, coutFetches int64
 	require.Eventually(t, func() bool {
 		in, err := flInISR(ctx, cl, topic, b)
 		if err == nil && !in {
-			outAt = time.Now()
+			poll()
+			outAt, outFetches, coutFetches = time.Now(), route.fetchCount(), croute.fetchCount()
 		}
 		return !outAt.IsZero()
 	}, 60*time.Second, 100*time.Millisecond, "the throttled follower never left the ISR")
 	require.Eventually(t, func() bool { poll(); _, rr, _ := route.get(); return rr["follower lagging"] > 0 },
 		3*flBound+5*time.Second, 20*time.Millisecond, "the reader did not leave the lagging follower")
+	waitFetches := route.fetchCount() - outFetches
 	_, rr, first := route.get()
 	left := first["follower lagging"]
+	t.Logf("LAGFIGURE %d fetches while waiting at the lagging follower (%.1f/s)", waitFetches, float64(waitFetches)/left.Sub(outAt).Seconds())
 	t.Logf("LAGFIGURE leadership moved; follower out of the ISR %v later; reader left it %v after that (MaxFollowerLag %v); reroutes %v",
 		outAt.Sub(movedAt).Round(10*time.Millisecond), left.Sub(outAt).Round(10*time.Millisecond), flBound, rr)
 	assert.LessOrEqual(t, left.Sub(outAt), flBound, "left the follower later than MaxFollowerLag after it fell behind")
@@ -325,6 +337,7 @@ func TestReaderIntegrationFollowerLagThrottled(t *testing.T) {
 	// metadata says it left the ISR.
 	require.Eventually(t, func() bool { poll(); br, _, _ := croute.get(); return br != b }, 60*time.Second, 50*time.Millisecond,
 		"the control reader never left the follower")
+	cwaitFetches := croute.fetchCount() - coutFetches
 	_, crr, cfirst := croute.get()
 	var cleft time.Time
 	for _, tm := range cfirst {
@@ -332,8 +345,8 @@ func TestReaderIntegrationFollowerLagThrottled(t *testing.T) {
 			cleft = tm
 		}
 	}
-	t.Logf("LAGFIGURE without the check (MaxFollowerLag -1) the reader left %v after the follower left the ISR; reroutes %v",
-		cleft.Sub(outAt).Round(10*time.Millisecond), crr)
+	t.Logf("LAGFIGURE without the check (MaxFollowerLag -1) the reader left %v after the follower left the ISR (%d fetches meanwhile, %.1f/s); reroutes %v",
+		cleft.Sub(outAt).Round(10*time.Millisecond), cwaitFetches, float64(cwaitFetches)/cleft.Sub(outAt).Seconds(), crr)
 
 	// Remove the throttle: the follower catches up, rejoins the ISR, the
 	// leader names it again and the reader returns.

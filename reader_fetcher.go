@@ -327,10 +327,11 @@ func (f *fetcher) step(ctx context.Context) bool {
 
 	if err == nil {
 		f.errs, f.failures = 0, 0
+		atOnce := !res.Data && t1.Sub(t0) < res.MaxWait/2
 		ev := routeEvent{Kind: eventFetched, Broker: broker, Now: f.now(), Preferred: preferred,
-			Empty: n == 0, FetchOffset: fetchOffset, HighWatermark: hw, NextOffset: f.offset}
+			Empty: n == 0, FetchOffset: fetchOffset, HighWatermark: hw, NextOffset: f.offset, LongPolled: !atOnce}
 		var pause time.Duration
-		if ev.Empty && preferred < 0 && !res.Data && t1.Sub(t0) < res.MaxWait/2 {
+		if ev.Empty && preferred < 0 && atOnce {
 			// The broker answered at once with nothing for any
 			// partition (it did not long poll): do not spin.
 			pause = r.config.ReadBackoffMin

@@ -38,7 +38,7 @@ import (
 //	L    dial failure of L                          → L, RefreshMetadata, Backoff (grows, bounded)
 //	L    other error of L                           → L, Backoff; OffsetOutOfRange: no backoff (the Reader resets)
 //	F    fetched from F, -1                         → F (the TTL is not extended)
-//	F    fetched from F, empty at or above its HW   → F, Backoff FollowerBackoffMin→Max (a non-empty fetch resets)
+//	F    fetched from F, empty at once, at/above HW → F, Backoff FollowerBackoffMin→Max (a non-empty fetch resets)
 //	F    stale-client error of F (†), ≤ 3 in a row  → F, RefreshMetadata, Backoff  reasonStaleClient
 //	F    partition error of F (‡)                   → L at once, (F, partition) cools down  reasonFollowerFailed
 //	F    broker failure of F (§)                    → L at once, F cools down for all        reasonFollowerFailed
@@ -118,6 +118,7 @@ type routeEvent struct {
 	FetchOffset   int64 // eventFetched: the offset fetched
 	HighWatermark int64 // eventFetched: the responding replica's high watermark
 	NextOffset    int64 // eventFetched: the position after the records returned
+	LongPolled    bool  // eventFetched: the broker held the fetch (an empty answer is no spin)
 
 	Err error // eventFetchError, eventDialFailed
 
@@ -477,8 +478,8 @@ func (s *replicaSelector) onFetched(ev routeEvent, now time.Time, d *routeDecisi
 		// A follower's -1 means "stay with me": the pin holds, its TTL
 		// is not extended. Followers never name a replica; ignore one.
 		s.staleErrors = 0
-		if !ev.Empty {
-			s.emptyStreak = 0
+		if !ev.Empty || ev.LongPolled {
+			s.emptyStreak = 0 // a long poll already waited
 		} else if ev.FetchOffset >= ev.HighWatermark {
 			// Its high watermark trails the leader's: it answers at
 			// once with nothing, so wait before asking again.
