@@ -33,12 +33,10 @@ func TestReaderConfigMaxFollowerLag(t *testing.T) {
 	assert.Equal(t, 10*time.Second, on.routing().MaxFollowerLag)
 }
 
-// The rack-b follower holds offsets 0-3 of 20: the reader reads them from
-// it, waits there with a backoff (the fake answers at once, like a follower
-// asked past its log end), leaves it within MaxFollowerLag for the leader
-// and reads the rest there, in order.
-func TestReaderFollowerLagLeavesForLeader(t *testing.T) {
-	c := rtRackCluster(t, true)
+// rtLagReader: 20 records of which the rack-b follower holds 0-3, and a
+// rack-b reader with MaxFollowerLag lag, one batch a fetch.
+func rtLagReader(t *testing.T, selector bool, lag time.Duration) (*fakebroker.Cluster, *Reader, *rtLogger) {
+	c := rtRackCluster(t, selector)
 	for i := 0; i < 5; i++ {
 		rtAppend(c, 0, i*4, 4)
 	}
@@ -46,8 +44,17 @@ func TestReaderFollowerLagLeavesForLeader(t *testing.T) {
 	log := &rtLogger{}
 	r := rtReader(t, c, func(cfg *ReaderConfig) {
 		cfg.Rack, cfg.MaxBytes, cfg.Logger = "b", 1, log
-		cfg.MaxFollowerLag = time.Second
+		cfg.MaxFollowerLag = lag
 	})
+	return c, r, log
+}
+
+// The rack-b follower holds offsets 0-3 of 20: the reader reads them from
+// it, waits there with a backoff (the fake answers at once, like a follower
+// asked past its log end), leaves it within MaxFollowerLag for the leader
+// and reads the rest there, in order.
+func TestReaderFollowerLagLeavesForLeader(t *testing.T) {
+	c, r, log := rtLagReader(t, true, time.Second)
 	rtExpect(t, r, 0, 4)
 	waitStart := time.Now()
 	f0 := c.Broker(2).Requests(protocol.Fetch)
@@ -68,17 +75,8 @@ func TestReaderFollowerLagLeavesForLeader(t *testing.T) {
 // OffsetOutOfRange is waited out with a backoff, not taken as a failure,
 // and reads return to the follower once it has caught up.
 func TestReaderFollowerLagOutOfRangeWaits(t *testing.T) {
-	c := rtRackCluster(t, false)
-	for i := 0; i < 5; i++ {
-		rtAppend(c, 0, i*4, 4)
-	}
-	c.SetReplicaHighWatermark("t", 0, 2, 4)
-	log := &rtLogger{}
-	r := rtReader(t, c, func(cfg *ReaderConfig) {
-		cfg.Rack, cfg.MaxBytes, cfg.Logger = "b", 1, log
-		cfg.MaxFollowerLag = time.Minute // only the backoff at work here
-	})
-	rtExpect(t, r, 0, 20) // from the leader: no selector yet
+	c, r, log := rtLagReader(t, false, time.Minute) // only the backoff at work here
+	rtExpect(t, r, 0, 20)                           // from the leader: no selector yet
 	leader := c.Broker(1)
 	leader.Handle(protocol.Fetch, func(req protocol.Request, hdr protocol.RequestHeader) (protocol.Response, fakebroker.Action) {
 		resp := leader.Default(req, hdr).(*protocol.FetchResponse)
