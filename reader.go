@@ -51,6 +51,8 @@ type Reader struct {
 	addrs    brokerAddrs
 	rack     rackCheck // reader_rack_check.go
 
+	leaderEnds leaderEnds // follower_lag_sampler.go
+
 	// stctx lives as long as the Reader; Close cancels it.
 	stctx context.Context
 	stop  context.CancelFunc
@@ -105,6 +107,13 @@ func NewReader(config ReaderConfig) *Reader {
 			defer r.join.Done()
 			r.metadataLoop(stctx)
 		}()
+		if config.MaxFollowerLag > 0 {
+			r.join.Add(1)
+			go func() {
+				defer r.join.Done()
+				r.leaderEndsLoop(stctx)
+			}()
+		}
 	}
 	if r.useConsumerGroup() {
 		r.startGroup()

@@ -21,6 +21,8 @@ const (
 	defaultRackPreferenceTTL   = 5 * time.Minute
 	defaultReplicaCooldown     = 5 * time.Minute
 	defaultReplicaStallTimeout = 3 * time.Second
+	defaultMaxFollowerLag      = 10 * time.Second
+	minMaxFollowerLag          = time.Second
 )
 
 // ReaderConfig is a configuration object used to create new instances of
@@ -272,6 +274,22 @@ type ReaderConfig struct {
 	//
 	// Default: nil (only the leader's choice)
 	ReplicaSelector ReplicaSelector
+	// MaxFollowerLag bounds how stale reads from a follower may get: when
+	// the reader has waited at the follower this long for records the
+	// leader already had (its high watermark trails the leader's, e.g.
+	// under a replication throttle), the partition goes back to the
+	// leader, and to the follower again once the leader names it after
+	// MaxFollowerLag/2 (the flap damping applies). Like Kafka's
+	// replica.lag.time.max.ms it is a time, not a message count. While a
+	// partition reads from a follower, the Reader asks its leader for the
+	// high watermark every MaxFollowerLag/8 (one ListOffsets per leader
+	// for all such partitions) and a follower's long poll lasts at most
+	// MaxFollowerLag/4. Negative turns the check off; values below 1s are
+	// refused (a healthy follower trails by up to 500 ms,
+	// replica.fetch.wait.max.ms).
+	//
+	// Default (0): 10s
+	MaxFollowerLag time.Duration
 }
 
 // Validate method validates ReaderConfig properties.
@@ -321,6 +339,9 @@ func (config *ReaderConfig) Validate() error {
 	}
 	if config.ReplicaCooldown < 0 {
 		return fmt.Errorf("ReplicaCooldown out of bounds: %v", config.ReplicaCooldown)
+	}
+	if config.MaxFollowerLag > 0 && config.MaxFollowerLag < minMaxFollowerLag {
+		return fmt.Errorf("MaxFollowerLag below %v (negative turns the check off): %v", minMaxFollowerLag, config.MaxFollowerLag)
 	}
 	return nil
 }
@@ -381,6 +402,9 @@ func (config ReaderConfig) withDefaults() ReaderConfig {
 	if config.ReplicaStallTimeout == 0 {
 		config.ReplicaStallTimeout = defaultReplicaStallTimeout
 	}
+	if config.MaxFollowerLag == 0 {
+		config.MaxFollowerLag = defaultMaxFollowerLag
+	}
 	return config
 }
 
@@ -394,5 +418,7 @@ func (config *ReaderConfig) routing() routingConfig {
 		LeaderBackoffMin: config.ReadBackoffMin,
 		LeaderBackoffMax: config.ReadBackoffMax,
 		Choice:           config.ReplicaSelector,
+
+		MaxFollowerLag: max(config.MaxFollowerLag, 0), // negative: off
 	}
 }

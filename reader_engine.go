@@ -148,6 +148,10 @@ const (
 // broker speaking vs: MaxWait, bounded on old brokers (above).
 func (r *Reader) engineMaxWait(vs protocol.Versions, follower bool, rack string) time.Duration {
 	wait := r.config.MaxWait
+	if follower && r.config.MaxFollowerLag > 0 && r.config.Rack != "" {
+		// The lag check runs between fetches (follower_lag.go).
+		wait = min(wait, r.config.followerLagPoll())
+	}
 	if wait <= readerOldBrokerMaxWait {
 		return wait
 	}

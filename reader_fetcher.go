@@ -53,6 +53,9 @@ type fetcher struct {
 	// omitRack: the router asks for fetches without the client rack (the
 	// leader keeps naming a replica it refuses).
 	omitRack bool
+	// leaderEndSeen: the leader high watermark last handed to the router
+	// (follower_lag_sampler.go).
+	leaderEndSeen uint64
 
 	dec      partitionDecoder
 	errs     int // consecutive failures, for the backoff
@@ -251,6 +254,9 @@ func (f *fetcher) step(ctx context.Context) bool {
 			}
 		}
 	}
+	if !f.feedLeaderEnd(ctx) {
+		return false
+	}
 	broker := f.router.current()
 	w := f.want(broker)
 	r.stats.fetches.observe(1)
@@ -322,10 +328,11 @@ func (f *fetcher) step(ctx context.Context) bool {
 	if err == nil {
 		f.errs, f.failures = 0, 0
 		r.rackFetched(ctx, f, broker, preferred, w.Rack != "")
+		atOnce := !res.Data && t1.Sub(t0) < res.MaxWait/2
 		ev := routeEvent{Kind: eventFetched, Broker: broker, Now: f.now(), Preferred: preferred,
-			Empty: n == 0, FetchOffset: fetchOffset, HighWatermark: hw}
+			Empty: n == 0, FetchOffset: fetchOffset, HighWatermark: hw, NextOffset: f.offset, LongPolled: !atOnce}
 		var pause time.Duration
-		if ev.Empty && preferred < 0 && !res.Data && t1.Sub(t0) < res.MaxWait/2 {
+		if ev.Empty && preferred < 0 && atOnce {
 			// The broker answered at once with nothing for any
 			// partition (it did not long poll): do not spin.
 			pause = r.config.ReadBackoffMin
@@ -412,7 +419,7 @@ func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
 		}
 	}
 	f.errs++
-	return f.decide(ctx, routeEvent{Kind: eventFetchError, Broker: broker, Now: f.now(), Err: err}, r.backoff(f.errs))
+	return f.decide(ctx, routeEvent{Kind: eventFetchError, Broker: broker, Now: f.now(), Err: err, FetchOffset: f.offset}, r.backoff(f.errs))
 }
 
 // decide reports ev to the router and carries out its decisions, then

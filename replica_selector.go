@@ -38,7 +38,7 @@ import (
 //	L    dial failure of L                          → L, RefreshMetadata, Backoff (grows, bounded)
 //	L    other error of L                           → L, Backoff; OffsetOutOfRange: no backoff (the Reader resets)
 //	F    fetched from F, -1                         → F (the TTL is not extended)
-//	F    fetched from F, empty at or above its HW   → F, Backoff FollowerBackoffMin→Max (a non-empty fetch resets)
+//	F    fetched from F, empty at once, at/above HW → F, Backoff FollowerBackoffMin→Max (a non-empty fetch resets)
 //	F    stale-client error of F (†), ≤ 3 in a row  → F, RefreshMetadata, Backoff  reasonStaleClient
 //	F    partition error of F (‡)                   → L at once, (F, partition) cools down  reasonFollowerFailed
 //	F    broker failure of F (§)                    → L at once, F cools down for all        reasonFollowerFailed
@@ -53,6 +53,7 @@ import (
 //	F    metadata, F out of the ISR/offline/unknown → L                          reasonFollowerGone
 //	any  metadata without a leader                  → unchanged, RefreshMetadata, Backoff
 //	any  metadata, a cooling replica back in the ISR after it was seen out → its cooldown ends
+//	     (a follower lagging the leader by more than MaxFollowerLag: follower_lag.go)
 //
 // With a client-side ReplicaSelector (replica_choice.go), C being its pick
 // among the usable replicas (none: the rows above apply unchanged):
@@ -112,6 +113,9 @@ const (
 	eventMetadata
 	// eventTick: time passed (TTL expiry is checked on every event too).
 	eventTick
+	// eventLeaderHW: the leader's high watermark (HighWatermark) was
+	// read at Now (follower_lag.go).
+	eventLeaderHW
 )
 
 // routeEvent is one input of the state machine.
@@ -124,6 +128,8 @@ type routeEvent struct {
 	Empty         bool  // eventFetched: no records returned
 	FetchOffset   int64 // eventFetched: the offset fetched
 	HighWatermark int64 // eventFetched: the responding replica's high watermark
+	NextOffset    int64 // eventFetched: the position after the records returned
+	LongPolled    bool  // eventFetched: the broker held the fetch (an empty answer is no spin)
 
 	Err error // eventFetchError, eventDialFailed
 
@@ -141,6 +147,7 @@ const (
 	reasonUnknownReplica  routeReason = "preferred replica not in metadata or ISR"
 	reasonLeaderChanged   routeReason = "leader changed"
 	reasonLeaderPreferred routeReason = "leader named no preference"
+	reasonFollowerLagging routeReason = "follower lagging"
 
 	// Labels of decisions that stay where they are (Changed is false).
 	reasonCoolingDown routeReason = "preferred replica cooling down"
@@ -206,6 +213,9 @@ type routingConfig struct {
 	// Choice picks a replica when the leader names none (replica_choice.go;
 	// nil: never).
 	Choice ReplicaSelector
+	// MaxFollowerLag bounds how far reads may wait on a follower behind
+	// the leader (follower_lag.go); zero turns the check off.
+	MaxFollowerLag time.Duration
 }
 
 const (
@@ -297,6 +307,7 @@ type replicaSelector struct {
 	unknownHolds int
 
 	choice choiceState // client-side selection (replica_choice.go)
+	lag    followerLag // follower_lag.go
 }
 
 // newReplicaSelector starts routing partition p at its leader.
@@ -315,6 +326,7 @@ func newReplicaSelector(cfg routingConfig, cooldown *cooldownCache, p Partition,
 		held:     -1,
 		renew:    -1,
 		unknown:  -1,
+		lag:      newFollowerLag(),
 	}
 }
 
@@ -346,6 +358,10 @@ func (s *replicaSelector) next(ev routeEvent) routeDecision {
 		s.onFetched(ev, now, &d)
 	case eventFetchError, eventDialFailed:
 		s.onFailure(ev, now, &d)
+	case eventLeaderHW:
+		if !ev.Now.IsZero() {
+			s.lag.sawLeader(ev.Now, ev.HighWatermark) // when it was read, not now
+		}
 	}
 
 	// Checked on every event, whatever it was about.
@@ -355,6 +371,7 @@ func (s *replicaSelector) next(ev routeEvent) routeDecision {
 		} else if !now.Before(s.pinnedAt.Add(s.cfg.PreferenceTTL)) {
 			s.route(&d, s.leader, reasonTTL, now)
 		}
+		s.lagCheck(now, &d)
 	}
 	if s.leader < 0 {
 		// No leader known: nowhere to fetch until metadata names one.
@@ -468,6 +485,7 @@ func (s *replicaSelector) usable(b int, now time.Time) bool {
 }
 
 func (s *replicaSelector) onFetched(ev routeEvent, now time.Time, d *routeDecision) {
+	s.lagFetched(ev)
 	switch {
 	case ev.Broker == s.leader:
 		s.leaderErrors = 0
@@ -476,8 +494,8 @@ func (s *replicaSelector) onFetched(ev routeEvent, now time.Time, d *routeDecisi
 		// A follower's -1 means "stay with me": the pin holds, its TTL
 		// is not extended. Followers never name a replica; ignore one.
 		s.staleErrors = 0
-		if !ev.Empty {
-			s.emptyStreak = 0
+		if !ev.Empty || ev.LongPolled {
+			s.emptyStreak = 0 // a long poll already waited
 		} else if ev.FetchOffset >= ev.HighWatermark {
 			// Its high watermark trails the leader's: it answers at
 			// once with nothing, so wait before asking again.
@@ -537,6 +555,10 @@ func (s *replicaSelector) onLeaderAnswer(ev routeEvent, now time.Time, d *routeD
 		refuse(reasonCoolingDown, until)
 		return
 	}
+	if until, lagging := s.lagHeld(x, now); lagging {
+		refuse(reasonFollowerLagging, until)
+		return
+	}
 	lease := x != s.cur && !renewal
 	if lease {
 		if ok, until := s.budgetLeft(now); !ok {
@@ -569,6 +591,9 @@ func (s *replicaSelector) onFailure(ev routeEvent, now time.Time, d *routeDecisi
 	}
 	if ev.Broker < 0 || ev.Broker != s.cur {
 		return // a stale report: routing already moved
+	}
+	if s.lagMissing(ev, d) {
+		return // not replicated there yet: wait for it
 	}
 	scope := routeFailureScope(ev)
 	if scope == failStaleClient {

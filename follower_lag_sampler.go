@@ -1,0 +1,145 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rackfetch/kafka-go/protocol"
+)
+
+// The leaders' high watermarks for the lag check (follower_lag.go). While
+// partitions read from followers, nothing in the followers' answers says
+// how far the leader is: every MaxFollowerLag/8 the Reader sends each of
+// their leaders one ListOffsets (latest, read uncommitted: the high
+// watermark) for all of them, over the control connection. A fetcher hands
+// the newest answer for its partition to its router between fetches.
+
+// leaderEnds holds the latest leader high watermark read per partition.
+type leaderEnds struct {
+	mu   sync.Mutex
+	m    map[topicPartition]leaderEnd
+	seq  uint64
+	sent atomic.Int64 // ListOffsets requests sent, for measurements
+}
+
+type leaderEnd struct {
+	at  time.Time // when the answer arrived
+	hw  int64
+	seq uint64
+}
+
+func (le *leaderEnds) put(tp topicPartition, at time.Time, hw int64) {
+	le.mu.Lock()
+	defer le.mu.Unlock()
+	if le.m == nil {
+		le.m = map[topicPartition]leaderEnd{}
+	}
+	le.seq++
+	le.m[tp] = leaderEnd{at, hw, le.seq}
+}
+
+// since returns tp's latest sample if it is newer than seen.
+func (le *leaderEnds) since(tp topicPartition, seen uint64) (leaderEnd, bool) {
+	le.mu.Lock()
+	defer le.mu.Unlock()
+	e, ok := le.m[tp]
+	return e, ok && e.seq > seen
+}
+
+// followerLagSampling is how often leaders are asked while partitions
+// read from followers; followerLagPoll bounds a follower's long poll.
+func (config *ReaderConfig) followerLagSampling() time.Duration { return config.MaxFollowerLag / 8 }
+func (config *ReaderConfig) followerLagPoll() time.Duration     { return config.MaxFollowerLag / 4 }
+
+// leaderEndsLoop samples the leaders' high watermarks until ctx ends.
+func (r *Reader) leaderEndsLoop(ctx context.Context) {
+	tick := time.NewTicker(r.config.followerLagSampling())
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		for leader, tps := range r.stats.followerReads() {
+			if err := r.sampleLeaderEnds(ctx, leader, tps); err != nil && ctx.Err() == nil {
+				r.logf("kafka reader: reading the high watermarks of %d partitions at leader %d: %v", len(tps), leader, err)
+			}
+		}
+	}
+}
+
+// followerReads returns the partitions read from a follower now, by
+// leader.
+func (s *readerStats) followerReads() map[int][]topicPartition {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[int][]topicPartition{}
+	for tp, rs := range s.routing {
+		if rs.broker >= 0 && rs.leader >= 0 && rs.broker != rs.leader {
+			out[rs.leader] = append(out[rs.leader], tp)
+		}
+	}
+	return out
+}
+
+// sampleLeaderEnds asks leader for the high watermarks of tps in one
+// ListOffsets request; a partition it does not lead (any more) is skipped.
+func (r *Reader) sampleLeaderEnds(ctx context.Context, leader int, tps []topicPartition) error {
+	b, ok := r.cluster.broker(leader)
+	if !ok {
+		return fmt.Errorf("broker %d is not in the cluster metadata", leader)
+	}
+	req := &protocol.ListOffsetsRequest{ReplicaID: -1}
+	topics := map[string]int{}
+	for _, tp := range tps {
+		p, ok := r.cluster.partition(tp.topic, tp.partition)
+		if !ok || p.Leader.ID != leader {
+			continue
+		}
+		i, ok := topics[tp.topic]
+		if !ok {
+			i = len(req.Topics)
+			topics[tp.topic] = i
+			req.Topics = append(req.Topics, protocol.ListOffsetsRequestTopic{Name: tp.topic})
+		}
+		req.Topics[i].Partitions = append(req.Topics[i].Partitions, protocol.ListOffsetsRequestPartition{
+			PartitionIndex: int32(tp.partition), CurrentLeaderEpoch: int32(p.LeaderEpoch), Timestamp: LastOffset,
+		})
+	}
+	if len(req.Topics) == 0 {
+		return nil
+	}
+	err, _ := r.cluster.attempt(ctx, controlTarget{leader, hostPort(b)}, func(ctx context.Context, c *Conn) error {
+		r.leaderEnds.sent.Add(1)
+		resp, _, err := c.roundTrip(ctx, req, -1)
+		if err != nil {
+			return err
+		}
+		at := time.Now()
+		for _, t := range resp.(*protocol.ListOffsetsResponse).Topics {
+			for _, p := range t.Partitions {
+				if p.ErrorCode == 0 && p.Offset >= 0 {
+					r.leaderEnds.put(topicPartition{t.Name, int(p.PartitionIndex)}, at, p.Offset)
+				}
+			}
+		}
+		return nil
+	})
+	return err
+}
+
+// feedLeaderEnd hands the router the newest high watermark read at the
+// partition's leader, if any arrived since the last one. It reports false
+// when the fetcher must stop.
+func (f *fetcher) feedLeaderEnd(ctx context.Context) bool {
+	e, ok := f.r.leaderEnds.since(f.tp, f.leaderEndSeen)
+	if !ok {
+		return true
+	}
+	f.leaderEndSeen = e.seq
+	return f.decide(ctx, routeEvent{Kind: eventLeaderHW, Broker: f.meta.Leader.ID, Now: e.at, HighWatermark: e.hw}, 0)
+}
