@@ -282,6 +282,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 	b, _ := f.broker(broker)
 	if size := int64(len(p.Records)); size > 0 {
 		r.stats.fetchedBytes(f.tp, size, r.config.Rack != "" && b.Rack == r.config.Rack)
+		r.stats.totals.fetched(f.tp, broker, b.Rack, size, r.config.Rack != "" && b.Rack == r.config.Rack)
 	}
 	if broker != f.served || f.meta.Leader.ID != f.servedLeader {
 		f.served, f.servedLeader = broker, f.meta.Leader.ID
@@ -312,6 +313,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 		}
 		r.stats.lag.observe(lag)
 		r.stats.offset.observe(f.offset)
+		r.stats.totals.position(f.tp, f.offset, hw, broker == f.meta.Leader.ID)
 	}
 	// One fetch ahead: the next fetch of the partition waits until the
 	// application has taken what the previous ones brought.
