@@ -1,0 +1,189 @@
+// Package prometheus exports the routing of github.com/rackfetch/kafka-go
+// Readers (Reader.RoutingStats) as Prometheus metrics. It is a module of its
+// own, so the library itself never depends on client_golang.
+//
+//	c := kafkaprom.NewCollector(reader)
+//	prometheus.MustRegister(c)
+//
+// Metrics, each labelled client_id and group_id (the Readers' Dialer.ClientID
+// and GroupID):
+//
+//	kafka_reader_fetched_bytes_total{broker,rack}     fetch response bytes read from each broker (rack: its broker.rack)
+//	kafka_reader_same_rack_bytes_total                bytes read from brokers in the Reader's rack
+//	kafka_reader_cross_rack_bytes_total               bytes read from the others (every byte without a Rack)
+//	kafka_reader_reroutes_total{reason}               moves of a partition's reads, by kafka.RerouteReason
+//	kafka_reader_partition_replica{topic,partition,rack}  the broker id a partition is read from now
+//	kafka_reader_partition_leader{topic,partition}    the partition's leader as last seen
+//	kafka_reader_partition_lag{topic,partition}       messages behind the leader's high watermark
+//
+// Readers with the same client and group IDs are summed into one series set
+// (for example one Reader per partition): their per-partition gauges come
+// from the Reader reading the partition.
+package prometheus
+
+import (
+	"strconv"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	kafka "github.com/rackfetch/kafka-go"
+)
+
+// Collector is a prometheus.Collector over the routing counters of one or
+// more Readers. Its methods are safe for concurrent use.
+type Collector struct {
+	mu      sync.Mutex
+	readers []*kafka.Reader
+
+	fetched, sameRack, crossRack, reroutes *prometheus.Desc
+	replica, leader, lag                   *prometheus.Desc
+}
+
+var _ prometheus.Collector = (*Collector)(nil)
+
+// NewCollector returns a Collector over readers; Add and Remove change the
+// set later (a Reader closed and replaced).
+func NewCollector(readers ...*kafka.Reader) *Collector {
+	reader := []string{"client_id", "group_id"}
+	with := func(labels ...string) []string { return append(append([]string{}, reader...), labels...) }
+	return &Collector{
+		readers: append([]*kafka.Reader(nil), readers...),
+		fetched: prometheus.NewDesc("kafka_reader_fetched_bytes_total",
+			"Fetch response bytes read from each broker, labelled with the broker's rack.", with("broker", "rack"), nil),
+		sameRack: prometheus.NewDesc("kafka_reader_same_rack_bytes_total",
+			"Fetch response bytes read from brokers in the reader's rack.", reader, nil),
+		crossRack: prometheus.NewDesc("kafka_reader_cross_rack_bytes_total",
+			"Fetch response bytes read from brokers outside the reader's rack (all of them when it has no rack).", reader, nil),
+		reroutes: prometheus.NewDesc("kafka_reader_reroutes_total",
+			"Moves of a partition's reads from one broker to another, by reason.", with("reason"), nil),
+		replica: prometheus.NewDesc("kafka_reader_partition_replica",
+			"Id of the broker the partition is read from now, labelled with its rack.", with("topic", "partition", "rack"), nil),
+		leader: prometheus.NewDesc("kafka_reader_partition_leader",
+			"Id of the partition's leader as last seen in metadata.", with("topic", "partition"), nil),
+		lag: prometheus.NewDesc("kafka_reader_partition_lag",
+			"Messages between the next offset to fetch and the leader's high watermark.", with("topic", "partition"), nil),
+	}
+}
+
+// Add makes the collector report r too.
+func (c *Collector) Add(r *kafka.Reader) {
+	c.mu.Lock()
+	c.readers = append(c.readers, r)
+	c.mu.Unlock()
+}
+
+// Remove stops reporting r; its series leave the next scrape.
+func (c *Collector) Remove(r *kafka.Reader) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, x := range c.readers {
+		if x == r {
+			c.readers = append(c.readers[:i], c.readers[i+1:]...)
+			return
+		}
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.fetched, c.sameRack, c.crossRack, c.reroutes, c.replica, c.leader, c.lag} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	readers := append([]*kafka.Reader(nil), c.readers...)
+	c.mu.Unlock()
+	for _, g := range groupReaders(readers) {
+		c.collect(ch, g)
+	}
+}
+
+// readerGroup is the Readers sharing one client and group ID.
+type readerGroup struct {
+	labels []string // client_id, group_id
+	stats  []kafka.RoutingStats
+}
+
+func groupReaders(readers []*kafka.Reader) []*readerGroup {
+	var out []*readerGroup
+	byKey := map[[2]string]*readerGroup{}
+	for _, r := range readers {
+		cfg := r.Config()
+		clientID := ""
+		if cfg.Dialer != nil {
+			clientID = cfg.Dialer.ClientID
+		}
+		key := [2]string{clientID, cfg.GroupID}
+		g := byKey[key]
+		if g == nil {
+			g = &readerGroup{labels: key[:]}
+			byKey[key] = g
+			out = append(out, g)
+		}
+		g.stats = append(g.stats, r.RoutingStats())
+	}
+	return out
+}
+
+type brokerKey struct {
+	id   int
+	rack string
+}
+
+type partitionKey struct {
+	topic     string
+	partition int
+}
+
+func (c *Collector) collect(ch chan<- prometheus.Metric, g *readerGroup) {
+	l := func(extra ...string) []string { return append(append([]string{}, g.labels...), extra...) }
+	var same, cross int64
+	brokers := map[brokerKey]int64{}
+	reroutes := map[kafka.RerouteReason]int64{}
+	// Every known reason exists from the first scrape, so rate() sees the
+	// first reroute.
+	for _, reason := range kafka.RerouteReasons() {
+		reroutes[reason] = 0
+	}
+	parts := map[partitionKey]kafka.PartitionRoutingStats{}
+	for _, s := range g.stats {
+		same += s.SameRackBytes
+		cross += s.CrossRackBytes
+		for _, b := range s.Brokers {
+			brokers[brokerKey{b.ID, b.Rack}] += b.Bytes
+		}
+		for reason, n := range s.Reroutes {
+			reroutes[reason] += n
+		}
+		for _, p := range s.Partitions {
+			k := partitionKey{p.Topic, p.Partition}
+			// The Reader reading the partition now speaks for it.
+			if prev, ok := parts[k]; !ok || (prev.Broker < 0 && p.Broker >= 0) {
+				parts[k] = p
+			}
+		}
+	}
+	ch <- prometheus.MustNewConstMetric(c.sameRack, prometheus.CounterValue, float64(same), l()...)
+	ch <- prometheus.MustNewConstMetric(c.crossRack, prometheus.CounterValue, float64(cross), l()...)
+	for b, n := range brokers {
+		ch <- prometheus.MustNewConstMetric(c.fetched, prometheus.CounterValue, float64(n), l(strconv.Itoa(b.id), b.rack)...)
+	}
+	for reason, n := range reroutes {
+		ch <- prometheus.MustNewConstMetric(c.reroutes, prometheus.CounterValue, float64(n), l(string(reason))...)
+	}
+	for k, p := range parts {
+		partition := strconv.Itoa(k.partition)
+		if p.Broker >= 0 {
+			ch <- prometheus.MustNewConstMetric(c.replica, prometheus.GaugeValue, float64(p.Broker), l(k.topic, partition, p.BrokerRack)...)
+		}
+		if p.Leader >= 0 {
+			ch <- prometheus.MustNewConstMetric(c.leader, prometheus.GaugeValue, float64(p.Leader), l(k.topic, partition)...)
+		}
+		if p.Lag >= 0 {
+			ch <- prometheus.MustNewConstMetric(c.lag, prometheus.GaugeValue, float64(p.Lag), l(k.topic, partition)...)
+		}
+	}
+}
