@@ -219,12 +219,6 @@ func (t *routingTotals) snapshot(rack string) RoutingStats {
 		out.CrossRackBytes += p.cross
 		out.Partitions = append(out.Partitions, ps)
 	}
-	sort.Slice(out.Partitions, func(i, j int) bool {
-		a, b := out.Partitions[i], out.Partitions[j]
-		if a.Topic != b.Topic {
-			return a.Topic < b.Topic
-		}
-		return a.Partition < b.Partition
-	})
+	sortPartitionRoutingStats(out.Partitions)
 	return out
 }

@@ -110,3 +110,46 @@ func TestReaderRoutingStatsWithoutRack(t *testing.T) {
 	assert.Zero(t, st.Routing[0].SameRackBytes)
 	assert.Equal(t, s.Bytes, st.Routing[0].OtherRackBytes)
 }
+
+// Two Readers of one topic (one per partition, one of them also once
+// reading the other's partition) are summed; the partition is described
+// by the Reader reading it now.
+func TestMergeRoutingStats(t *testing.T) {
+	a := RoutingStats{
+		Rack: "b", Bytes: 30, SameRackBytes: 20, CrossRackBytes: 10,
+		RackBytes: map[string]int64{"a": 10, "b": 20},
+		Reroutes:  map[RerouteReason]int64{ReroutePreferredReplica: 1},
+		Brokers:   []BrokerRoutingStats{{ID: 2, Rack: "b", Bytes: 20}, {ID: 1, Rack: "a", Bytes: 10}},
+		Partitions: []PartitionRoutingStats{
+			{Topic: "t", Partition: 0, Broker: 2, BrokerRack: "b", Leader: 1, Bytes: 25, SameRackBytes: 20, CrossRackBytes: 5,
+				Reroutes: map[RerouteReason]int64{ReroutePreferredReplica: 1}, Offset: 7, HighWatermark: 9, Lag: 2},
+			{Topic: "t", Partition: 1, Broker: -1, Leader: 3, Bytes: 5, CrossRackBytes: 5, Offset: 1, HighWatermark: 1, Lag: 0},
+		},
+	}
+	b := RoutingStats{
+		Rack: "b", Bytes: 8, CrossRackBytes: 8,
+		RackBytes: map[string]int64{"c": 8},
+		Reroutes:  map[RerouteReason]int64{RerouteFollowerFailed: 2},
+		Brokers:   []BrokerRoutingStats{{ID: 3, Rack: "c", Bytes: 8}},
+		Partitions: []PartitionRoutingStats{
+			{Topic: "t", Partition: 1, Broker: 3, BrokerRack: "c", Leader: 3, Bytes: 8, CrossRackBytes: 8,
+				Reroutes: map[RerouteReason]int64{RerouteFollowerFailed: 2}, Offset: 40, HighWatermark: 50, Lag: 10},
+		},
+	}
+	m := MergeRoutingStats(a, b)
+	assert.Equal(t, "b", m.Rack)
+	assert.Equal(t, int64(38), m.Bytes)
+	assert.Equal(t, int64(20), m.SameRackBytes)
+	assert.Equal(t, int64(18), m.CrossRackBytes)
+	assert.Equal(t, map[string]int64{"a": 10, "b": 20, "c": 8}, m.RackBytes)
+	assert.Equal(t, map[RerouteReason]int64{ReroutePreferredReplica: 1, RerouteFollowerFailed: 2}, m.Reroutes)
+	assert.Equal(t, []BrokerRoutingStats{{ID: 1, Rack: "a", Bytes: 10}, {ID: 2, Rack: "b", Bytes: 20}, {ID: 3, Rack: "c", Bytes: 8}}, m.Brokers)
+	require.Len(t, m.Partitions, 2)
+	p1 := m.Partitions[1]
+	assert.Equal(t, 3, p1.Broker, "the Reader reading partition 1 now describes it")
+	assert.Equal(t, int64(10), p1.Lag)
+	assert.Equal(t, int64(13), p1.Bytes)
+	assert.Equal(t, map[RerouteReason]int64{RerouteFollowerFailed: 2}, p1.Reroutes)
+	assert.Nil(t, a.Partitions[1].Reroutes, "the inputs are not changed")
+	assert.Equal(t, RoutingStats{RackBytes: map[string]int64{}, Reroutes: map[RerouteReason]int64{}}, MergeRoutingStats())
+}

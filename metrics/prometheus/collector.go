@@ -17,8 +17,8 @@
 //	kafka_reader_partition_lag{topic,partition}       messages behind the leader's high watermark
 //
 // Readers with the same client and group IDs are summed into one series set
-// (for example one Reader per partition): their per-partition gauges come
-// from the Reader reading the partition.
+// (kafka.MergeRoutingStats; for example one Reader per partition): their
+// per-partition gauges come from the Reader reading the partition.
 package prometheus
 
 import (
@@ -101,15 +101,15 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// readerGroup is the Readers sharing one client and group ID.
+// readerGroup is the Readers sharing one client and group ID, summed.
 type readerGroup struct {
 	labels []string // client_id, group_id
-	stats  []kafka.RoutingStats
+	stats  kafka.RoutingStats
 }
 
-func groupReaders(readers []*kafka.Reader) []*readerGroup {
-	var out []*readerGroup
-	byKey := map[[2]string]*readerGroup{}
+func groupReaders(readers []*kafka.Reader) []readerGroup {
+	var keys [][2]string
+	byKey := map[[2]string][]kafka.RoutingStats{}
 	for _, r := range readers {
 		cfg := r.Config()
 		clientID := ""
@@ -117,73 +117,46 @@ func groupReaders(readers []*kafka.Reader) []*readerGroup {
 			clientID = cfg.Dialer.ClientID
 		}
 		key := [2]string{clientID, cfg.GroupID}
-		g := byKey[key]
-		if g == nil {
-			g = &readerGroup{labels: key[:]}
-			byKey[key] = g
-			out = append(out, g)
+		if _, ok := byKey[key]; !ok {
+			keys = append(keys, key)
 		}
-		g.stats = append(g.stats, r.RoutingStats())
+		byKey[key] = append(byKey[key], r.RoutingStats())
+	}
+	out := make([]readerGroup, 0, len(keys))
+	for _, key := range keys {
+		out = append(out, readerGroup{labels: []string{key[0], key[1]}, stats: kafka.MergeRoutingStats(byKey[key]...)})
 	}
 	return out
 }
 
-type brokerKey struct {
-	id   int
-	rack string
-}
-
-type partitionKey struct {
-	topic     string
-	partition int
-}
-
-func (c *Collector) collect(ch chan<- prometheus.Metric, g *readerGroup) {
+func (c *Collector) collect(ch chan<- prometheus.Metric, g readerGroup) {
 	l := func(extra ...string) []string { return append(append([]string{}, g.labels...), extra...) }
-	var same, cross int64
-	brokers := map[brokerKey]int64{}
-	reroutes := map[kafka.RerouteReason]int64{}
-	// Every known reason exists from the first scrape, so rate() sees the
-	// first reroute.
+	s := g.stats
+	ch <- prometheus.MustNewConstMetric(c.sameRack, prometheus.CounterValue, float64(s.SameRackBytes), l()...)
+	ch <- prometheus.MustNewConstMetric(c.crossRack, prometheus.CounterValue, float64(s.CrossRackBytes), l()...)
+	for _, b := range s.Brokers {
+		ch <- prometheus.MustNewConstMetric(c.fetched, prometheus.CounterValue, float64(b.Bytes), l(strconv.Itoa(b.ID), b.Rack)...)
+	}
+	// Every known reason has a series from the first scrape, so rate()
+	// sees the first reroute; reasons added later appear when counted.
 	for _, reason := range kafka.RerouteReasons() {
-		reroutes[reason] = 0
-	}
-	parts := map[partitionKey]kafka.PartitionRoutingStats{}
-	for _, s := range g.stats {
-		same += s.SameRackBytes
-		cross += s.CrossRackBytes
-		for _, b := range s.Brokers {
-			brokers[brokerKey{b.ID, b.Rack}] += b.Bytes
-		}
-		for reason, n := range s.Reroutes {
-			reroutes[reason] += n
-		}
-		for _, p := range s.Partitions {
-			k := partitionKey{p.Topic, p.Partition}
-			// The Reader reading the partition now speaks for it.
-			if prev, ok := parts[k]; !ok || (prev.Broker < 0 && p.Broker >= 0) {
-				parts[k] = p
-			}
+		if _, ok := s.Reroutes[reason]; !ok {
+			s.Reroutes[reason] = 0
 		}
 	}
-	ch <- prometheus.MustNewConstMetric(c.sameRack, prometheus.CounterValue, float64(same), l()...)
-	ch <- prometheus.MustNewConstMetric(c.crossRack, prometheus.CounterValue, float64(cross), l()...)
-	for b, n := range brokers {
-		ch <- prometheus.MustNewConstMetric(c.fetched, prometheus.CounterValue, float64(n), l(strconv.Itoa(b.id), b.rack)...)
-	}
-	for reason, n := range reroutes {
+	for reason, n := range s.Reroutes {
 		ch <- prometheus.MustNewConstMetric(c.reroutes, prometheus.CounterValue, float64(n), l(string(reason))...)
 	}
-	for k, p := range parts {
-		partition := strconv.Itoa(k.partition)
+	for _, p := range s.Partitions {
+		partition := strconv.Itoa(p.Partition)
 		if p.Broker >= 0 {
-			ch <- prometheus.MustNewConstMetric(c.replica, prometheus.GaugeValue, float64(p.Broker), l(k.topic, partition, p.BrokerRack)...)
+			ch <- prometheus.MustNewConstMetric(c.replica, prometheus.GaugeValue, float64(p.Broker), l(p.Topic, partition, p.BrokerRack)...)
 		}
 		if p.Leader >= 0 {
-			ch <- prometheus.MustNewConstMetric(c.leader, prometheus.GaugeValue, float64(p.Leader), l(k.topic, partition)...)
+			ch <- prometheus.MustNewConstMetric(c.leader, prometheus.GaugeValue, float64(p.Leader), l(p.Topic, partition)...)
 		}
 		if p.Lag >= 0 {
-			ch <- prometheus.MustNewConstMetric(c.lag, prometheus.GaugeValue, float64(p.Lag), l(k.topic, partition)...)
+			ch <- prometheus.MustNewConstMetric(c.lag, prometheus.GaugeValue, float64(p.Lag), l(p.Topic, partition)...)
 		}
 	}
 }
