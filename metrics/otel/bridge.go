@@ -1,0 +1,161 @@
+// Package otel reports the routing of github.com/rackfetch/kafka-go Readers
+// (Reader.RoutingStats) through OpenTelemetry asynchronous instruments. It is
+// a module of its own, so the library itself never depends on OpenTelemetry.
+//
+//	b, err := kafkaotel.NewBridge(otel.Meter("kafka"), reader)
+//	defer b.Close()
+//
+// Instruments, each with the attributes client_id and group_id (the Readers'
+// Dialer.ClientID and GroupID):
+//
+//	kafka.reader.fetched_bytes{broker,rack}          counter, By: fetch response bytes from each broker
+//	kafka.reader.same_rack_bytes                     counter, By: from brokers in the Reader's rack
+//	kafka.reader.cross_rack_bytes                    counter, By: from the others (all without a Rack)
+//	kafka.reader.reroutes{reason}                    counter: moves of a partition's reads, by kafka.RerouteReason
+//	kafka.reader.partition.replica{topic,partition,rack}  gauge: the broker id a partition is read from now
+//	kafka.reader.partition.leader{topic,partition}   gauge: the partition's leader as last seen
+//	kafka.reader.partition.lag{topic,partition}      gauge: messages behind the leader's high watermark
+//
+// Readers with the same client and group IDs are summed
+// (kafka.MergeRoutingStats).
+package otel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	kafka "github.com/rackfetch/kafka-go"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+)
+
+// Bridge observes the routing counters of one or more Readers at each
+// collection of its meter. Its methods are safe for concurrent use.
+type Bridge struct {
+	mu      sync.Mutex
+	readers []*kafka.Reader
+	reg     metric.Registration
+
+	fetched, sameRack, crossRack, reroutes metric.Int64ObservableCounter
+	replica, leader, lag                   metric.Int64ObservableGauge
+}
+
+// NewBridge creates the instruments on meter and registers the callback
+// that reads the readers' RoutingStats.
+func NewBridge(meter metric.Meter, readers ...*kafka.Reader) (*Bridge, error) {
+	b := &Bridge{readers: append([]*kafka.Reader(nil), readers...)}
+	var errs []error
+	counter := func(name, unit, desc string) metric.Int64ObservableCounter {
+		c, err := meter.Int64ObservableCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
+		errs = append(errs, err)
+		return c
+	}
+	gauge := func(name, unit, desc string) metric.Int64ObservableGauge {
+		g, err := meter.Int64ObservableGauge(name, metric.WithUnit(unit), metric.WithDescription(desc))
+		errs = append(errs, err)
+		return g
+	}
+	b.fetched = counter("kafka.reader.fetched_bytes", "By", "Fetch response bytes read from each broker, with the broker's rack.")
+	b.sameRack = counter("kafka.reader.same_rack_bytes", "By", "Fetch response bytes read from brokers in the reader's rack.")
+	b.crossRack = counter("kafka.reader.cross_rack_bytes", "By", "Fetch response bytes read from brokers outside the reader's rack (all of them when it has no rack).")
+	b.reroutes = counter("kafka.reader.reroutes", "{reroute}", "Moves of a partition's reads from one broker to another, by reason.")
+	b.replica = gauge("kafka.reader.partition.replica", "1", "Id of the broker the partition is read from now, with its rack.")
+	b.leader = gauge("kafka.reader.partition.leader", "1", "Id of the partition's leader as last seen in metadata.")
+	b.lag = gauge("kafka.reader.partition.lag", "{message}", "Messages between the next offset to fetch and the leader's high watermark.")
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("creating the kafka reader instruments: %w", err)
+	}
+	reg, err := meter.RegisterCallback(b.observe, b.fetched, b.sameRack, b.crossRack, b.reroutes, b.replica, b.leader, b.lag)
+	if err != nil {
+		return nil, fmt.Errorf("registering the kafka reader callback: %w", err)
+	}
+	b.reg = reg
+	return b, nil
+}
+
+// Add makes the bridge report r too.
+func (b *Bridge) Add(r *kafka.Reader) {
+	b.mu.Lock()
+	b.readers = append(b.readers, r)
+	b.mu.Unlock()
+}
+
+// Remove stops reporting r.
+func (b *Bridge) Remove(r *kafka.Reader) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, x := range b.readers {
+		if x == r {
+			b.readers = append(b.readers[:i], b.readers[i+1:]...)
+			return
+		}
+	}
+}
+
+// Close unregisters the callback: the instruments report nothing more.
+func (b *Bridge) Close() error {
+	if err := b.reg.Unregister(); err != nil {
+		return fmt.Errorf("unregistering the kafka reader callback: %w", err)
+	}
+	return nil
+}
+
+type readerKey struct{ clientID, groupID string }
+
+func (b *Bridge) observe(_ context.Context, o metric.Observer) error {
+	b.mu.Lock()
+	readers := append([]*kafka.Reader(nil), b.readers...)
+	b.mu.Unlock()
+	var keys []readerKey
+	byKey := map[readerKey][]kafka.RoutingStats{}
+	for _, r := range readers {
+		cfg := r.Config()
+		k := readerKey{groupID: cfg.GroupID}
+		if cfg.Dialer != nil {
+			k.clientID = cfg.Dialer.ClientID
+		}
+		if _, ok := byKey[k]; !ok {
+			keys = append(keys, k)
+		}
+		byKey[k] = append(byKey[k], r.RoutingStats())
+	}
+	for _, k := range keys {
+		b.observeReaders(o, k, kafka.MergeRoutingStats(byKey[k]...))
+	}
+	return nil
+}
+
+func (b *Bridge) observeReaders(o metric.Observer, k readerKey, s kafka.RoutingStats) {
+	base := []attribute.KeyValue{attribute.String("client_id", k.clientID), attribute.String("group_id", k.groupID)}
+	with := func(kv ...attribute.KeyValue) metric.ObserveOption {
+		return metric.WithAttributes(append(append([]attribute.KeyValue{}, base...), kv...)...)
+	}
+	o.ObserveInt64(b.sameRack, s.SameRackBytes, with())
+	o.ObserveInt64(b.crossRack, s.CrossRackBytes, with())
+	for _, br := range s.Brokers {
+		o.ObserveInt64(b.fetched, br.Bytes, with(attribute.Int("broker", br.ID), attribute.String("rack", br.Rack)))
+	}
+	// Every known reason is observed from the start (0 until it happens).
+	for _, reason := range kafka.RerouteReasons() {
+		if _, ok := s.Reroutes[reason]; !ok {
+			s.Reroutes[reason] = 0
+		}
+	}
+	for reason, n := range s.Reroutes {
+		o.ObserveInt64(b.reroutes, n, with(attribute.String("reason", string(reason))))
+	}
+	for _, p := range s.Partitions {
+		tp := []attribute.KeyValue{attribute.String("topic", p.Topic), attribute.Int("partition", p.Partition)}
+		if p.Broker >= 0 {
+			o.ObserveInt64(b.replica, int64(p.Broker), with(append(tp, attribute.String("rack", p.BrokerRack))...))
+		}
+		if p.Leader >= 0 {
+			o.ObserveInt64(b.leader, int64(p.Leader), with(tp...))
+		}
+		if p.Lag >= 0 {
+			o.ObserveInt64(b.lag, p.Lag, with(tp...))
+		}
+	}
+}
