@@ -264,7 +264,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 	}
 	if res.DialFailed {
 		r.stats.errors.observe(1)
-		r.errorf("kafka reader: partition %s: dialing broker %d: %v", f.tp, broker, res.Err)
+		f.logFailure(false, broker, "dialing the broker failed", res.Err, fmt.Sprintf("kafka reader: partition %s: dialing broker %d: %v", f.tp, broker, res.Err))
 		if !f.failed(res.Err) {
 			return false
 		}
@@ -397,12 +397,13 @@ func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
 		r.logf("no messages received from kafka within the allocated time for partition %d of %s at offset %d: %v", f.tp.partition, f.tp.topic, f.offset, err)
 	case errors.Is(err, NotLeaderForPartition), errors.Is(err, FencedLeaderEpoch), errors.Is(err, UnknownLeaderEpoch):
 		r.stats.rebalances.observe(1)
-		r.errorf("failed to read from broker %d for partition %d of %s at offset %d: %v", broker, f.tp.partition, f.tp.topic, f.offset, err)
+		f.logFailure(false, broker, "fetch failed", err, fmt.Sprintf("failed to read from broker %d for partition %d of %s at offset %d: %v", broker, f.tp.partition, f.tp.topic, f.offset, err))
 	default:
 		r.stats.errors.observe(1)
-		r.errorf("the kafka reader got an error reading partition %d of %s at offset %d from broker %d: %v", f.tp.partition, f.tp.topic, f.offset, broker, err)
 		var rbe *protocol.RecordBatchError
-		if (isKafka && !kerr.Temporary()) || (errors.As(err, &rbe) && fromLeader) {
+		returned := (isKafka && !kerr.Temporary()) || (errors.As(err, &rbe) && fromLeader)
+		f.logFailure(returned, broker, "fetch failed", err, fmt.Sprintf("the kafka reader got an error reading partition %d of %s at offset %d from broker %d: %v", f.tp.partition, f.tp.topic, f.offset, broker, err))
+		if returned {
 			// Not something retrying fixes by itself: the application
 			// must know (kafka-go returns Kafka errors too). The reader
 			// still retries after the backoff. A follower's corrupt
@@ -465,8 +466,7 @@ func (f *fetcher) applyRoute(d routeDecision) {
 	}
 	from, _ := f.broker(f.routed)
 	to, _ := f.broker(d.Broker)
-	f.r.logf("kafka reader: partition %s: broker %d (rack %s) → broker %d (rack %s), %s",
-		f.tp, f.routed, rackName(from.Rack), d.Broker, rackName(to.Rack), d.Reason)
+	f.logReroute(from, to, f.routed, d.Broker, d.Reason)
 	f.r.stats.reroute(f.tp, d.Reason)
 	f.routed = d.Broker
 	f.r.stats.setRoute(f.tp, d.Broker, to.Rack, f.meta.Leader.ID)
