@@ -24,9 +24,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	kafka "github.com/rackfetch/kafka-go"
+	"github.com/rackfetch/kafka-go/internal/readerset"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 )
@@ -34,8 +34,7 @@ import (
 // Bridge observes the routing counters of one or more Readers at each
 // collection of its meter. Its methods are safe for concurrent use.
 type Bridge struct {
-	mu      sync.Mutex
-	readers []*kafka.Reader
+	readers *readerset.Set
 	reg     metric.Registration
 
 	fetched, sameRack, crossRack, reroutes metric.Int64ObservableCounter
@@ -45,7 +44,7 @@ type Bridge struct {
 // NewBridge creates the instruments on meter and registers the callback
 // that reads the readers' RoutingStats.
 func NewBridge(meter metric.Meter, readers ...*kafka.Reader) (*Bridge, error) {
-	b := &Bridge{readers: append([]*kafka.Reader(nil), readers...)}
+	b := &Bridge{readers: readerset.New(readers...)}
 	var errs []error
 	counter := func(name, unit, desc string) metric.Int64ObservableCounter {
 		c, err := meter.Int64ObservableCounter(name, metric.WithUnit(unit), metric.WithDescription(desc))
@@ -76,23 +75,10 @@ func NewBridge(meter metric.Meter, readers ...*kafka.Reader) (*Bridge, error) {
 }
 
 // Add makes the bridge report r too.
-func (b *Bridge) Add(r *kafka.Reader) {
-	b.mu.Lock()
-	b.readers = append(b.readers, r)
-	b.mu.Unlock()
-}
+func (b *Bridge) Add(r *kafka.Reader) { b.readers.Add(r) }
 
 // Remove stops reporting r.
-func (b *Bridge) Remove(r *kafka.Reader) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	for i, x := range b.readers {
-		if x == r {
-			b.readers = append(b.readers[:i], b.readers[i+1:]...)
-			return
-		}
-	}
-}
+func (b *Bridge) Remove(r *kafka.Reader) { b.readers.Remove(r) }
 
 // Close unregisters the callback: the instruments report nothing more.
 func (b *Bridge) Close() error {
@@ -102,48 +88,25 @@ func (b *Bridge) Close() error {
 	return nil
 }
 
-type readerKey struct{ clientID, groupID string }
-
 func (b *Bridge) observe(_ context.Context, o metric.Observer) error {
-	b.mu.Lock()
-	readers := append([]*kafka.Reader(nil), b.readers...)
-	b.mu.Unlock()
-	var keys []readerKey
-	byKey := map[readerKey][]kafka.RoutingStats{}
-	for _, r := range readers {
-		cfg := r.Config()
-		k := readerKey{groupID: cfg.GroupID}
-		if cfg.Dialer != nil {
-			k.clientID = cfg.Dialer.ClientID
-		}
-		if _, ok := byKey[k]; !ok {
-			keys = append(keys, k)
-		}
-		byKey[k] = append(byKey[k], r.RoutingStats())
-	}
-	for _, k := range keys {
-		b.observeReaders(o, k, kafka.MergeRoutingStats(byKey[k]...))
+	for _, g := range b.readers.Groups() {
+		b.observeGroup(o, g)
 	}
 	return nil
 }
 
-func (b *Bridge) observeReaders(o metric.Observer, k readerKey, s kafka.RoutingStats) {
-	base := []attribute.KeyValue{attribute.String("client_id", k.clientID), attribute.String("group_id", k.groupID)}
+func (b *Bridge) observeGroup(o metric.Observer, g readerset.Group) {
+	base := []attribute.KeyValue{attribute.String("client_id", g.ClientID), attribute.String("group_id", g.GroupID)}
 	with := func(kv ...attribute.KeyValue) metric.ObserveOption {
 		return metric.WithAttributes(append(append([]attribute.KeyValue{}, base...), kv...)...)
 	}
+	s := g.Stats
 	o.ObserveInt64(b.sameRack, s.SameRackBytes, with())
 	o.ObserveInt64(b.crossRack, s.CrossRackBytes, with())
 	for _, br := range s.Brokers {
 		o.ObserveInt64(b.fetched, br.Bytes, with(attribute.Int("broker", br.ID), attribute.String("rack", br.Rack)))
 	}
-	// Every known reason is observed from the start (0 until it happens).
-	for _, reason := range kafka.RerouteReasons() {
-		if _, ok := s.Reroutes[reason]; !ok {
-			s.Reroutes[reason] = 0
-		}
-	}
-	for reason, n := range s.Reroutes {
+	for reason, n := range s.Reroutes { // every known reason, from the start
 		o.ObserveInt64(b.reroutes, n, with(attribute.String("reason", string(reason))))
 	}
 	for _, p := range s.Partitions {

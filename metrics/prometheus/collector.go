@@ -23,17 +23,16 @@ package prometheus
 
 import (
 	"strconv"
-	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	kafka "github.com/rackfetch/kafka-go"
+	"github.com/rackfetch/kafka-go/internal/readerset"
 )
 
 // Collector is a prometheus.Collector over the routing counters of one or
 // more Readers. Its methods are safe for concurrent use.
 type Collector struct {
-	mu      sync.Mutex
-	readers []*kafka.Reader
+	readers *readerset.Set
 
 	fetched, sameRack, crossRack, reroutes *prometheus.Desc
 	replica, leader, lag                   *prometheus.Desc
@@ -47,7 +46,7 @@ func NewCollector(readers ...*kafka.Reader) *Collector {
 	reader := []string{"client_id", "group_id"}
 	with := func(labels ...string) []string { return append(append([]string{}, reader...), labels...) }
 	return &Collector{
-		readers: append([]*kafka.Reader(nil), readers...),
+		readers: readerset.New(readers...),
 		fetched: prometheus.NewDesc("kafka_reader_fetched_bytes_total",
 			"Fetch response bytes read from each broker, labelled with the broker's rack.", with("broker", "rack"), nil),
 		sameRack: prometheus.NewDesc("kafka_reader_same_rack_bytes_total",
@@ -66,23 +65,10 @@ func NewCollector(readers ...*kafka.Reader) *Collector {
 }
 
 // Add makes the collector report r too.
-func (c *Collector) Add(r *kafka.Reader) {
-	c.mu.Lock()
-	c.readers = append(c.readers, r)
-	c.mu.Unlock()
-}
+func (c *Collector) Add(r *kafka.Reader) { c.readers.Add(r) }
 
 // Remove stops reporting r; its series leave the next scrape.
-func (c *Collector) Remove(r *kafka.Reader) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for i, x := range c.readers {
-		if x == r {
-			c.readers = append(c.readers[:i], c.readers[i+1:]...)
-			return
-		}
-	}
-}
+func (c *Collector) Remove(r *kafka.Reader) { c.readers.Remove(r) }
 
 // Describe implements prometheus.Collector.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
@@ -93,58 +79,20 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 
 // Collect implements prometheus.Collector.
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
-	c.mu.Lock()
-	readers := append([]*kafka.Reader(nil), c.readers...)
-	c.mu.Unlock()
-	for _, g := range groupReaders(readers) {
+	for _, g := range c.readers.Groups() {
 		c.collect(ch, g)
 	}
 }
 
-// readerGroup is the Readers sharing one client and group ID, summed.
-type readerGroup struct {
-	labels []string // client_id, group_id
-	stats  kafka.RoutingStats
-}
-
-func groupReaders(readers []*kafka.Reader) []readerGroup {
-	var keys [][2]string
-	byKey := map[[2]string][]kafka.RoutingStats{}
-	for _, r := range readers {
-		cfg := r.Config()
-		clientID := ""
-		if cfg.Dialer != nil {
-			clientID = cfg.Dialer.ClientID
-		}
-		key := [2]string{clientID, cfg.GroupID}
-		if _, ok := byKey[key]; !ok {
-			keys = append(keys, key)
-		}
-		byKey[key] = append(byKey[key], r.RoutingStats())
-	}
-	out := make([]readerGroup, 0, len(keys))
-	for _, key := range keys {
-		out = append(out, readerGroup{labels: []string{key[0], key[1]}, stats: kafka.MergeRoutingStats(byKey[key]...)})
-	}
-	return out
-}
-
-func (c *Collector) collect(ch chan<- prometheus.Metric, g readerGroup) {
-	l := func(extra ...string) []string { return append(append([]string{}, g.labels...), extra...) }
-	s := g.stats
+func (c *Collector) collect(ch chan<- prometheus.Metric, g readerset.Group) {
+	l := func(extra ...string) []string { return append([]string{g.ClientID, g.GroupID}, extra...) }
+	s := g.Stats
 	ch <- prometheus.MustNewConstMetric(c.sameRack, prometheus.CounterValue, float64(s.SameRackBytes), l()...)
 	ch <- prometheus.MustNewConstMetric(c.crossRack, prometheus.CounterValue, float64(s.CrossRackBytes), l()...)
 	for _, b := range s.Brokers {
 		ch <- prometheus.MustNewConstMetric(c.fetched, prometheus.CounterValue, float64(b.Bytes), l(strconv.Itoa(b.ID), b.Rack)...)
 	}
-	// Every known reason has a series from the first scrape, so rate()
-	// sees the first reroute; reasons added later appear when counted.
-	for _, reason := range kafka.RerouteReasons() {
-		if _, ok := s.Reroutes[reason]; !ok {
-			s.Reroutes[reason] = 0
-		}
-	}
-	for reason, n := range s.Reroutes {
+	for reason, n := range s.Reroutes { // every known reason, from the first scrape
 		ch <- prometheus.MustNewConstMetric(c.reroutes, prometheus.CounterValue, float64(n), l(string(reason))...)
 	}
 	for _, p := range s.Partitions {
