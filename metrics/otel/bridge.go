@@ -16,8 +16,8 @@
 //	kafka.reader.partition.leader{topic,partition}   gauge: the partition's leader as last seen
 //	kafka.reader.partition.lag{topic,partition}      gauge: messages behind the leader's high watermark
 //
-// Readers with the same client and group IDs are summed
-// (kafka.MergeRoutingStats).
+// The partition gauges cover the partitions being read now. Readers with
+// the same client and group IDs are summed (kafka.MergeRoutingStats).
 package otel
 
 import (
@@ -110,10 +110,11 @@ func (b *Bridge) observeGroup(o metric.Observer, g readerset.Group) {
 		o.ObserveInt64(b.reroutes, n, with(attribute.String("reason", string(reason))))
 	}
 	for _, p := range s.Partitions {
-		tp := []attribute.KeyValue{attribute.String("topic", p.Topic), attribute.Int("partition", p.Partition)}
-		if p.Broker >= 0 {
-			o.ObserveInt64(b.replica, int64(p.Broker), with(append(tp, attribute.String("rack", p.BrokerRack))...))
+		if p.Broker < 0 {
+			continue // not read now (in group mode, maybe by another member)
 		}
+		tp := []attribute.KeyValue{attribute.String("topic", p.Topic), attribute.Int("partition", p.Partition)}
+		o.ObserveInt64(b.replica, int64(p.Broker), with(append(tp, attribute.String("rack", p.BrokerRack))...))
 		if p.Leader >= 0 {
 			o.ObserveInt64(b.leader, int64(p.Leader), with(tp...))
 		}

@@ -16,7 +16,8 @@
 //	kafka_reader_partition_leader{topic,partition}    the partition's leader as last seen
 //	kafka_reader_partition_lag{topic,partition}       messages behind the leader's high watermark
 //
-// Readers with the same client and group IDs are summed into one series set
+// The partition gauges cover the partitions being read now. Readers with
+// the same client and group IDs are summed into one series set
 // (kafka.MergeRoutingStats; for example one Reader per partition): their
 // per-partition gauges come from the Reader reading the partition.
 package prometheus
@@ -96,10 +97,11 @@ func (c *Collector) collect(ch chan<- prometheus.Metric, g readerset.Group) {
 		ch <- prometheus.MustNewConstMetric(c.reroutes, prometheus.CounterValue, float64(n), l(string(reason))...)
 	}
 	for _, p := range s.Partitions {
-		partition := strconv.Itoa(p.Partition)
-		if p.Broker >= 0 {
-			ch <- prometheus.MustNewConstMetric(c.replica, prometheus.GaugeValue, float64(p.Broker), l(p.Topic, partition, p.BrokerRack)...)
+		if p.Broker < 0 {
+			continue // not read now (in group mode, maybe by another member)
 		}
+		partition := strconv.Itoa(p.Partition)
+		ch <- prometheus.MustNewConstMetric(c.replica, prometheus.GaugeValue, float64(p.Broker), l(p.Topic, partition, p.BrokerRack)...)
 		if p.Leader >= 0 {
 			ch <- prometheus.MustNewConstMetric(c.leader, prometheus.GaugeValue, float64(p.Leader), l(p.Topic, partition)...)
 		}

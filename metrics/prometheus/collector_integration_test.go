@@ -150,6 +150,14 @@ func TestCollectorIntegration(t *testing.T) {
 	again := gather(t, reg)
 	sameAgain, _ := value(again, "kafka_reader_same_rack_bytes_total", "client_id", "prom-rack")
 	assert.GreaterOrEqual(t, sameAgain, fromB)
+
+	// A closed Reader reads no partition: its gauges go, its counters stay.
+	require.NoError(t, noRack.Close())
+	closed := gather(t, reg)
+	_, ok = value(closed, "kafka_reader_partition_replica", "client_id", "prom-norack")
+	assert.False(t, ok, "a closed reader's partition still reported")
+	crossAfter, _ := value(closed, "kafka_reader_cross_rack_bytes_total", "client_id", "prom-norack")
+	assert.Equal(t, cross, crossAfter)
 }
 
 func inRack(t *testing.T, c *ktesting.Cluster, rack string) int {
