@@ -66,9 +66,10 @@ type PartitionRoutingStats struct {
 	Reroutes       map[RerouteReason]int64
 
 	// Offset is the next offset to fetch; HighWatermark the leader's high
-	// watermark as last known (from the leader's fetch answers, and while
-	// a follower is read from its answers, which trail the leader's by up
-	// to replica.fetch.wait.max.ms); Lag is HighWatermark - Offset, never
+	// watermark as last known (from the leader's fetch answers and
+	// ListOffsets lookups — ReadLag, ReadLagInterval —, and while a follower
+	// is read from its answers, which trail the leader's by about one
+	// replica-fetch round); Lag is HighWatermark - Offset, never
 	// below 0. All three are -1 before the first fetch answered.
 	Offset        int64
 	HighWatermark int64
@@ -180,6 +181,18 @@ func (t *routingTotals) position(tp topicPartition, offset, hw int64, fromLeader
 	p := t.partition(tp)
 	p.offset = offset
 	if fromLeader || hw > p.hw {
+		p.hw = hw
+	}
+}
+
+// leaderHighWatermark records the leader's high watermark learnt besides
+// the fetches (ListOffsets at the leader: ReadLag, ReadLagInterval), which
+// a follower being read does not tell. It only raises the value: a fetch
+// answer may be newer than the lookup.
+func (t *routingTotals) leaderHighWatermark(tp topicPartition, hw int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if p := t.partition(tp); hw > p.hw {
 		p.hw = hw
 	}
 }

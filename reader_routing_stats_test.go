@@ -153,3 +153,51 @@ func TestMergeRoutingStats(t *testing.T) {
 	assert.Nil(t, a.Partitions[1].Reroutes, "the inputs are not changed")
 	assert.Equal(t, RoutingStats{RackBytes: map[string]int64{}, Reroutes: map[RerouteReason]int64{}}, MergeRoutingStats())
 }
+
+// The high watermark a follower reports trails the leader's: it only ever
+// raises the one known, a leader lookup raises it too, and the leader's own
+// fetch answer replaces it (it may go down after an unclean election).
+func TestRoutingTotalsHighWatermark(t *testing.T) {
+	tp := topicPartition{"t", 0}
+	var tot routingTotals
+	lag := func() (int64, int64) {
+		p := tot.snapshot("b").Partitions[0]
+		return p.HighWatermark, p.Lag
+	}
+	tot.position(tp, 8, 10, true)
+	hw, l := lag()
+	assert.Equal(t, []int64{10, 2}, []int64{hw, l})
+	tot.position(tp, 9, 9, false) // a follower behind the leader's last answer
+	hw, l = lag()
+	assert.Equal(t, []int64{10, 1}, []int64{hw, l})
+	tot.leaderHighWatermark(tp, 15) // ReadLag at the leader
+	hw, l = lag()
+	assert.Equal(t, []int64{15, 6}, []int64{hw, l})
+	tot.position(tp, 12, 16, false)
+	hw, l = lag()
+	assert.Equal(t, []int64{16, 4}, []int64{hw, l})
+	tot.leaderHighWatermark(tp, 14) // an older lookup
+	hw, _ = lag()
+	assert.Equal(t, int64(16), hw)
+	tot.position(tp, 12, 13, true) // the leader's word
+	hw, l = lag()
+	assert.Equal(t, []int64{13, 1}, []int64{hw, l})
+}
+
+// ReadLag asks the leader: its answer is the partition's high watermark
+// in RoutingStats, even before any fetch (none has started here).
+func TestReaderRoutingStatsReadLagSetsHighWatermark(t *testing.T) {
+	c := rtRackCluster(t, true)
+	rtAppend(c, 0, 0, 8)
+	r := rtRackReader(t, c, &rtLogger{})
+	lag, err := r.ReadLag(rtCtx(t))
+	require.NoError(t, err)
+	assert.Equal(t, int64(8), lag)
+	s := r.RoutingStats()
+	require.Len(t, s.Partitions, 1)
+	p := s.Partitions[0]
+	assert.Equal(t, int64(8), p.HighWatermark)
+	assert.Equal(t, int64(-1), p.Offset, "nothing fetched yet")
+	assert.Equal(t, int64(-1), p.Lag)
+	assert.Zero(t, s.Bytes)
+}
