@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -39,6 +40,8 @@ func TestReaderRoutingStatsCumulative(t *testing.T) {
 	}
 	r := rtRackReader(t, c, &rtLogger{})
 	rtExpect(t, r, 0, 20)
+	// The fetcher records its position after handing the records over.
+	rtPositionAt(t, r, 20)
 
 	before := r.RoutingStats()
 	st := r.Stats()
@@ -79,9 +82,20 @@ func TestReaderRoutingStatsCumulative(t *testing.T) {
 	// More records: the counters only grow.
 	rtAppend(c, 0, 20, 4)
 	rtExpect(t, r, 20, 4)
+	rtPositionAt(t, r, 24)
 	more := r.RoutingStats()
 	assert.Greater(t, more.SameRackBytes, after.SameRackBytes)
 	assert.Equal(t, int64(24), more.Partitions[0].HighWatermark)
+}
+
+// rtPositionAt waits until r's only partition has recorded offset as its
+// next fetch.
+func rtPositionAt(t *testing.T, r *Reader, offset int64) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		ps := r.RoutingStats().Partitions
+		return len(ps) == 1 && ps[0].Offset == offset
+	}, 10*time.Second, 5*time.Millisecond, "position %d recorded", offset)
 }
 
 // Without a Rack every byte is cross-rack (as in Stats), yet the bytes by
