@@ -11,7 +11,7 @@
 #   make bench         benchmarks
 #   make fuzz          every Fuzz* target for FUZZTIME
 #   make example       the rack-reader example against the cluster
-#   make vet           go vet, also of the nested testing/containers module
+#   make vet           go vet, also of the nested modules (testing/containers, compat, metrics/*)
 #   make docker-image  the broker images (testing/docker) of DOCKER_KAFKA's lines, from the harness's jars
 #   make compose-up / compose-down   docker-compose.yml's 3-rack cluster (KAFKA_VERSION line, COMPOSE_PORT_BASE)
 #   make test-containers  testing/containers' tests (a cluster per test, the harness's and rack tests against
@@ -39,7 +39,7 @@ MATRIX ?= 3.7 2.8 2.7 3.9 4
 MATRIX_STATE_DIR ?= $(CURDIR)/.kafka/matrix
 MATRIX_PORT_BASE ?= 29190
 
-.PHONY: all build vet kafka-up kafka-down kafka-status test test-go test-unit test-matrix test-compat bench fuzz example test-rack-oldest
+.PHONY: all build vet kafka-up kafka-down kafka-status test test-go test-unit test-matrix test-compat test-metrics bench fuzz example test-rack-oldest
 
 all: build
 
@@ -50,6 +50,7 @@ vet:
 	$(GO) vet ./...
 	cd testing/containers && $(GO) vet ./...
 	cd compat && $(GO) vet ./...
+	for m in $(METRICS_MODULES); do (cd $$m && $(GO) vet ./...); done
 
 kafka-up:
 	$(CLUSTER) up
@@ -62,7 +63,7 @@ kafka-status:
 
 # Integration results depend on the cluster, not only on the code: never take them from the test cache.
 test:
-	$(WITH_CLUSTER) $(MAKE) --no-print-directory test-go
+	$(WITH_CLUSTER) $(MAKE) --no-print-directory test-go test-metrics
 	$(MAKE) --no-print-directory test-compat
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
 
@@ -70,6 +71,13 @@ test:
 # depends on kafka-go).
 test-compat:
 	cd compat && $(GO) test -count=1 $(GOTESTFLAGS) ./...
+
+# The metrics integrations (nested modules: the library gains no dependency); the Prometheus test reads
+# from the cluster, so they run inside test's cluster.
+METRICS_MODULES := metrics/prometheus metrics/otel
+
+test-metrics:
+	for m in $(METRICS_MODULES); do (cd $$m && $(GO) test -count=1 $(GOTESTFLAGS) ./...); done
 
 test-go:
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) $(PKGS)

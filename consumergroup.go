@@ -409,6 +409,11 @@ func (g *Generation) Start(fn func(ctx context.Context)) {
 // member's session ran out (SessionTimeout after the last heartbeat the
 // coordinator answered), when it fails with the last error.
 func (g *Generation) CommitOffsets(offsets map[string]map[int]int64) error {
+	return g.commitOffsets(offsets, false)
+}
+
+// commitOffsets is CommitOffsets; quiet logs a success only at Debug.
+func (g *Generation) commitOffsets(offsets map[string]map[int]int64, quiet bool) error {
 	g.mu.Lock()
 	closed := g.closed
 	g.mu.Unlock()
@@ -430,9 +435,9 @@ func (g *Generation) CommitOffsets(offsets map[string]map[int]int64) error {
 		cancel()
 		if err == nil {
 			if attempt > 1 {
-				cg.log("committed offsets of group %s generation %d at attempt %d: %s", g.GroupID, g.ID, attempt, formatOffsets(offsets))
+				cg.logCommit(quiet, g, offsets, "committed offsets of group %s generation %d at attempt %d: %s", g.GroupID, g.ID, attempt, formatOffsets(offsets))
 			} else {
-				cg.log("committed offsets of group %s generation %d: %s", g.GroupID, g.ID, formatOffsets(offsets))
+				cg.logCommit(quiet, g, offsets, "committed offsets of group %s generation %d: %s", g.GroupID, g.ID, formatOffsets(offsets))
 			}
 			return nil
 		}

@@ -123,7 +123,9 @@ func (r *Reader) sampleLeaderEnds(ctx context.Context, leader int, tps []topicPa
 		for _, t := range resp.(*protocol.ListOffsetsResponse).Topics {
 			for _, p := range t.Partitions {
 				if p.ErrorCode == 0 && p.Offset >= 0 {
-					r.leaderEnds.put(topicPartition{t.Name, int(p.PartitionIndex)}, at, p.Offset)
+					tp := topicPartition{t.Name, int(p.PartitionIndex)}
+					r.leaderEnds.put(tp, at, p.Offset)
+					r.stats.totals.leaderHighWatermark(tp, p.Offset) // the lag RoutingStats reports
 				}
 			}
 		}

@@ -358,6 +358,7 @@ func (r *Reader) ReadLag(ctx context.Context) (lag int64, err error) {
 	if err != nil {
 		return 0, err
 	}
+	r.stats.totals.leaderHighWatermark(topicPartition{r.config.Topic, r.config.Partition}, last)
 	switch cur := r.Offset(); {
 	case cur == FirstOffset:
 		lag = last - first

@@ -270,7 +270,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 	}
 	if res.DialFailed {
 		r.stats.errors.observe(1)
-		r.errorf("kafka reader: partition %s: dialing broker %d: %v", f.tp, broker, res.Err)
+		f.logFailure(false, broker, "dialing the broker failed", res.Err, fmt.Sprintf("kafka reader: partition %s: dialing broker %d: %v", f.tp, broker, res.Err))
 		if !f.failed(res.Err) {
 			return false
 		}
@@ -288,6 +288,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 	b, _ := f.broker(broker)
 	if size := int64(len(p.Records)); size > 0 {
 		r.stats.fetchedBytes(f.tp, size, r.config.Rack != "" && b.Rack == r.config.Rack)
+		r.stats.totals.fetched(f.tp, broker, b.Rack, size, r.config.Rack != "" && b.Rack == r.config.Rack)
 	}
 	if broker != f.served || f.meta.Leader.ID != f.servedLeader {
 		f.served, f.servedLeader = broker, f.meta.Leader.ID
@@ -318,6 +319,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 		}
 		r.stats.lag.observe(lag)
 		r.stats.offset.observe(f.offset)
+		r.stats.totals.position(f.tp, f.offset, hw, broker == f.meta.Leader.ID)
 	}
 	// One fetch ahead: the next fetch of the partition waits until the
 	// application has taken what the previous ones brought.
@@ -403,12 +405,13 @@ func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
 		r.logf("no messages received from kafka within the allocated time for partition %d of %s at offset %d: %v", f.tp.partition, f.tp.topic, f.offset, err)
 	case errors.Is(err, NotLeaderForPartition), errors.Is(err, FencedLeaderEpoch), errors.Is(err, UnknownLeaderEpoch):
 		r.stats.rebalances.observe(1)
-		r.errorf("failed to read from broker %d for partition %d of %s at offset %d: %v", broker, f.tp.partition, f.tp.topic, f.offset, err)
+		f.logFailure(false, broker, "fetch failed", err, fmt.Sprintf("failed to read from broker %d for partition %d of %s at offset %d: %v", broker, f.tp.partition, f.tp.topic, f.offset, err))
 	default:
 		r.stats.errors.observe(1)
-		r.errorf("the kafka reader got an error reading partition %d of %s at offset %d from broker %d: %v", f.tp.partition, f.tp.topic, f.offset, broker, err)
 		var rbe *protocol.RecordBatchError
-		if (isKafka && !kerr.Temporary()) || (errors.As(err, &rbe) && fromLeader) {
+		returned := (isKafka && !kerr.Temporary()) || (errors.As(err, &rbe) && fromLeader)
+		f.logFailure(returned, broker, "fetch failed", err, fmt.Sprintf("the kafka reader got an error reading partition %d of %s at offset %d from broker %d: %v", f.tp.partition, f.tp.topic, f.offset, broker, err))
+		if returned {
 			// Not something retrying fixes by itself: the application
 			// must know (kafka-go returns Kafka errors too). The reader
 			// still retries after the backoff. A follower's corrupt
@@ -471,8 +474,7 @@ func (f *fetcher) applyRoute(d routeDecision) {
 	}
 	from, _ := f.broker(f.routed)
 	to, _ := f.broker(d.Broker)
-	f.r.logf("kafka reader: partition %s: broker %d (rack %s) → broker %d (rack %s), %s",
-		f.tp, f.routed, rackName(from.Rack), d.Broker, rackName(to.Rack), d.Reason)
+	f.logReroute(from, to, f.routed, d.Broker, d.Reason)
 	f.r.stats.reroute(f.tp, d.Reason)
 	f.routed = d.Broker
 	f.r.stats.setRoute(f.tp, d.Broker, to.Rack, f.meta.Leader.ID)

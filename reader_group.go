@@ -392,7 +392,8 @@ func (g *readerGroup) commitWithRetry(gen *Generation, offsets offsetStash) erro
 		if i > 0 && !sleep(g.r.stctx, backoff(i, 100*time.Millisecond, 5*time.Second)) {
 			break
 		}
-		if err = gen.CommitOffsets(offsets); err == nil || generationOver(err) || !isTemporary(err) {
+		// With CommitInterval 0 a commit per CommitMessages call is no news.
+		if err = gen.commitOffsets(offsets, g.r.config.CommitInterval <= 0); err == nil || generationOver(err) || !isTemporary(err) {
 			return err
 		}
 	}

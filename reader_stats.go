@@ -72,12 +72,14 @@ type PartitionRouting struct {
 	// Reroutes counts the moves from one broker to another by reason:
 	// "preferred replica", "preference expired", "follower failed",
 	// "follower left the ISR", "leader changed", "leader named no
-	// preference" (the routeReason values of replica_selector.go).
+	// preference" (the string values of the RerouteReason constants).
 	Reroutes map[string]int64
 
 	// SameRackBytes and OtherRackBytes count the fetch response bytes read
 	// from brokers in the reader's rack and from the others. Without a rack
-	// configured, every byte counts as other-rack.
+	// configured, every byte counts as other-rack (as before: kept for
+	// compatibility); Reader.RoutingStats counts bytes by the broker's rack
+	// whether or not the reader has one, and never resets.
 	SameRackBytes  int64
 	OtherRackBytes int64
 }
@@ -94,6 +96,8 @@ type readerStats struct {
 
 	mu      sync.Mutex
 	routing map[topicPartition]*routingStats
+
+	totals routingTotals // never reset: Reader.RoutingStats
 }
 
 // routingStats is the live routing state of one partition.
@@ -165,6 +169,7 @@ func (s *readerStats) reroute(tp topicPartition, reason routeReason) {
 	}
 	rs.reroutes[string(reason)]++
 	s.mu.Unlock()
+	s.totals.reroute(tp, reason)
 }
 
 // fetchedBytes counts n response bytes of tp read in or out of the rack.

@@ -136,8 +136,9 @@ type routeEvent struct {
 	Partition Partition // eventMetadata: the partition's current metadata
 }
 
-// routeReason names why reads moved; it labels stats and log lines.
-type routeReason string
+// routeReason names why reads moved; it labels stats and log lines. The
+// exported names are in reroute_reason.go.
+type routeReason = RerouteReason
 
 const (
 	reasonPreferred       routeReason = "preferred replica"

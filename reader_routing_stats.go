@@ -1,0 +1,242 @@
+package kafka
+
+import (
+	"sort"
+	"sync"
+)
+
+// RoutingStats is a snapshot of a Reader's cumulative routing counters
+// (Reader.RoutingStats). Unlike Stats, reading them resets nothing: every
+// counter only grows for the life of the Reader, so any number of
+// collectors may read them, and rates come from differences between two
+// snapshots.
+type RoutingStats struct {
+	// Rack is the Reader's rack (ReaderConfig.Rack or Dialer.RackID), ""
+	// when it has none.
+	Rack string
+
+	// Bytes counts the fetch response bytes (record batches) read.
+	Bytes int64
+
+	// SameRackBytes counts the bytes read from brokers in the Reader's
+	// rack, CrossRackBytes the others: without a Rack every byte is
+	// cross-rack, as Stats().Routing's OtherRackBytes.
+	SameRackBytes  int64
+	CrossRackBytes int64
+
+	// RackBytes counts the bytes by the rack of the broker that served
+	// them ("" for a broker without broker.rack), whether or not the
+	// Reader has a Rack: before turning Rack on, RackShare tells what
+	// share of the bytes already comes from the rack it would use.
+	RackBytes map[string]int64
+
+	// Reroutes counts the moves of every partition's reads by reason.
+	Reroutes map[RerouteReason]int64
+
+	// Brokers lists, by id, every broker the Reader has read bytes from.
+	Brokers []BrokerRoutingStats
+
+	// Partitions lists, by topic and partition, every partition the
+	// Reader has fetched (in group mode, also those it no longer owns).
+	Partitions []PartitionRoutingStats
+
+	// RackInactive lists why rack-aware fetching does nothing, if it was
+	// found so (Stats().RackInactive, which no call resets either).
+	RackInactive []RackInactive
+}
+
+// BrokerRoutingStats is the cumulative traffic of one broker.
+type BrokerRoutingStats struct {
+	ID    int
+	Rack  string // broker.rack as metadata says, "" when it has none
+	Bytes int64  // fetch response bytes read from it
+}
+
+// PartitionRoutingStats is the routing of one partition: where it is read
+// now, and cumulative counters since the Reader started.
+type PartitionRoutingStats struct {
+	Topic     string
+	Partition int
+
+	// Broker is the replica the partition is read from now (-1: not being
+	// read), BrokerRack its rack; Leader is the leader as last seen.
+	Broker     int
+	BrokerRack string
+	Leader     int
+
+	Bytes          int64
+	SameRackBytes  int64
+	CrossRackBytes int64
+	Reroutes       map[RerouteReason]int64
+
+	// Offset is the next offset to fetch; HighWatermark the leader's high
+	// watermark as last known (from the leader's fetch answers and
+	// ListOffsets lookups — ReadLag, ReadLagInterval —, and while a follower
+	// is read from its answers, which trail the leader's by about one
+	// replica-fetch round); Lag is HighWatermark - Offset, never
+	// below 0. All three are -1 before the first fetch answered.
+	Offset        int64
+	HighWatermark int64
+	Lag           int64
+}
+
+// RackShare is the share of the bytes read from brokers in rack (0 when
+// nothing was read).
+func (s RoutingStats) RackShare(rack string) float64 {
+	if s.Bytes == 0 {
+		return 0
+	}
+	return float64(s.RackBytes[rack]) / float64(s.Bytes)
+}
+
+// SameRackRatio is the share of the bytes read from brokers in the
+// Reader's rack (0 when nothing was read).
+func (s RoutingStats) SameRackRatio() float64 {
+	if s.Bytes == 0 {
+		return 0
+	}
+	return float64(s.SameRackBytes) / float64(s.Bytes)
+}
+
+// RoutingStats returns the Reader's cumulative routing counters. It may be
+// called at any rate from any goroutine; it resets nothing (Stats still
+// resets its own counters, as in kafka-go).
+func (r *Reader) RoutingStats() RoutingStats {
+	out := r.stats.totals.snapshot(r.config.Rack)
+	// The current replica comes from the route Stats shows too.
+	r.stats.mu.Lock()
+	for i := range out.Partitions {
+		p := &out.Partitions[i]
+		if rs := r.stats.routing[topicPartition{p.Topic, p.Partition}]; rs != nil {
+			p.Broker, p.BrokerRack, p.Leader = rs.broker, rs.brokerRack, rs.leader
+		}
+	}
+	r.stats.mu.Unlock()
+	out.RackInactive = r.rackStatus()
+	return out
+}
+
+// routingTotals holds the cumulative counters behind RoutingStats.
+type routingTotals struct {
+	mu         sync.Mutex
+	brokers    map[int]*BrokerRoutingStats
+	partitions map[topicPartition]*partitionTotals
+}
+
+type partitionTotals struct {
+	bytes, same, cross int64
+	reroutes           map[RerouteReason]int64
+	offset, hw         int64
+}
+
+// partition returns tp's counters, creating them; t.mu must be held.
+func (t *routingTotals) partition(tp topicPartition) *partitionTotals {
+	if t.partitions == nil {
+		t.partitions = map[topicPartition]*partitionTotals{}
+	}
+	p := t.partitions[tp]
+	if p == nil {
+		p = &partitionTotals{offset: -1, hw: -1}
+		t.partitions[tp] = p
+	}
+	return p
+}
+
+// fetched counts n bytes of tp served by broker (in rack).
+func (t *routingTotals) fetched(tp topicPartition, broker int, rack string, n int64, sameRack bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.brokers == nil {
+		t.brokers = map[int]*BrokerRoutingStats{}
+	}
+	b := t.brokers[broker]
+	if b == nil {
+		b = &BrokerRoutingStats{ID: broker}
+		t.brokers[broker] = b
+	}
+	b.Rack = rack // metadata may have learnt it since
+	b.Bytes += n
+	p := t.partition(tp)
+	p.bytes += n
+	if sameRack {
+		p.same += n
+	} else {
+		p.cross += n
+	}
+}
+
+// reroute counts one move of tp's reads.
+func (t *routingTotals) reroute(tp topicPartition, reason RerouteReason) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.partition(tp)
+	if p.reroutes == nil {
+		p.reroutes = map[RerouteReason]int64{}
+	}
+	p.reroutes[reason]++
+}
+
+// position records tp's next offset and the high watermark a fetch answer
+// carried. A follower's trails the leader's, so it only ever raises what
+// the leader last said; the leader's own replaces it (it may go down, after
+// an unclean election or with a recreated topic).
+func (t *routingTotals) position(tp topicPartition, offset, hw int64, fromLeader bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.partition(tp)
+	p.offset = offset
+	if fromLeader || hw > p.hw {
+		p.hw = hw
+	}
+}
+
+// leaderHighWatermark records the leader's high watermark learnt besides
+// the fetches (ListOffsets at the leader: ReadLag, ReadLagInterval), which
+// a follower being read does not tell. It only raises the value: a fetch
+// answer may be newer than the lookup.
+func (t *routingTotals) leaderHighWatermark(tp topicPartition, hw int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if p := t.partition(tp); hw > p.hw {
+		p.hw = hw
+	}
+}
+
+// snapshot copies the counters; rack is the Reader's.
+func (t *routingTotals) snapshot(rack string) RoutingStats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := RoutingStats{
+		Rack:      rack,
+		RackBytes: map[string]int64{},
+		Reroutes:  map[RerouteReason]int64{},
+		Brokers:   make([]BrokerRoutingStats, 0, len(t.brokers)),
+	}
+	for _, b := range t.brokers {
+		out.Brokers = append(out.Brokers, *b)
+		out.RackBytes[b.Rack] += b.Bytes
+	}
+	sort.Slice(out.Brokers, func(i, j int) bool { return out.Brokers[i].ID < out.Brokers[j].ID })
+	out.Partitions = make([]PartitionRoutingStats, 0, len(t.partitions))
+	for tp, p := range t.partitions {
+		ps := PartitionRoutingStats{
+			Topic: tp.topic, Partition: tp.partition, Broker: -1, Leader: -1,
+			Bytes: p.bytes, SameRackBytes: p.same, CrossRackBytes: p.cross,
+			Reroutes: make(map[RerouteReason]int64, len(p.reroutes)),
+			Offset:   p.offset, HighWatermark: p.hw, Lag: -1,
+		}
+		if p.offset >= 0 && p.hw >= 0 {
+			ps.Lag = max(0, p.hw-p.offset)
+		}
+		for reason, n := range p.reroutes {
+			ps.Reroutes[reason] = n
+			out.Reroutes[reason] += n
+		}
+		out.Bytes += p.bytes
+		out.SameRackBytes += p.same
+		out.CrossRackBytes += p.cross
+		out.Partitions = append(out.Partitions, ps)
+	}
+	sortPartitionRoutingStats(out.Partitions)
+	return out
+}
