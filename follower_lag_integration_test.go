@@ -31,6 +31,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	kafka "github.com/rackfetch/kafka-go"
+	ktesting "github.com/rackfetch/kafka-go/testing"
 )
 
 const (
@@ -250,6 +251,17 @@ func TestReaderIntegrationFollowerLagThrottled(t *testing.T) {
 	if !c.HasSelector() {
 		t.Skip("needs brokers with replica.selector.class (KAFKA_SELECTOR=rack)")
 	}
+	flThrottled(t, c, nil)
+}
+
+// flThrottled runs the scenario on c with the Readers' ReplicaSelector sel:
+// nil on a cluster whose leaders name the replica, the client's choice on
+// one without a selector (TestRackClientSelection).
+func flThrottled(t *testing.T, c *ktesting.Cluster, sel kafka.ReplicaSelector) {
+	back := "preferred replica" // the reason of a move to the rack-b replica
+	if sel != nil {
+		back = "client-selected replica"
+	}
 	a, b, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "b"), brokerInRack(t, c, "c")
 	topic := createTopic(t, c, kafka.TopicConfig{ReplicaAssignments: []kafka.ReplicaAssignment{{Partition: 0, Replicas: []int{a, b, cc}}}})
 	ctx := testContext(t, 4*time.Minute)
@@ -271,7 +283,7 @@ func TestReaderIntegrationFollowerLagThrottled(t *testing.T) {
 
 	newReader := func(lag time.Duration) *kafka.Reader {
 		return riReader(t, c, topic, func(cfg *kafka.ReaderConfig) {
-			cfg.Rack, cfg.MaxFollowerLag = "b", lag
+			cfg.Rack, cfg.MaxFollowerLag, cfg.ReplicaSelector = "b", lag, sel
 			cfg.ReplicaStallTimeout = 20 * time.Second // only the lag check may leave the follower
 		})
 	}
@@ -359,7 +371,7 @@ func TestReaderIntegrationFollowerLagThrottled(t *testing.T) {
 	t.Logf("LAGFIGURE throttle removed; reader back on rack b %v later; ListOffsets for the lag check: %d in %v (%.2f/s)",
 		backAt.Sub(removedAt).Round(10*time.Millisecond), listOffsets, d.Round(time.Second), float64(listOffsets)/d.Seconds())
 	_, rr, _ = route.get()
-	assert.GreaterOrEqual(t, rr["preferred replica"], int64(2), "reroutes %v", rr)
+	assert.GreaterOrEqual(t, rr[back], int64(2), "reroutes %v", rr)
 
 	// Stop producing; everything acknowledged arrives, once and in order.
 	stopProducer()

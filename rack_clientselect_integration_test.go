@@ -11,6 +11,9 @@ package kafka_test
 //	                sockets), one routing change per partition; a leader move keeps them there
 //	FollowerKilled  kill -9 of the rack-b broker, its restart: back within 5 s of rejoining the ISR
 //	FollowerPaused  SIGSTOP of the rack-b broker, a leader move meanwhile, SIGCONT: the same
+//	RollingRestart  every broker restarted in turn (racks a, b, c): back on rack b within 5 s of it
+//	                rejoining every ISR
+//	FollowerThrottled  the lag bound (follower_lag_integration_test.go) with the client's choice
 //	Conn            a Conn dialed to kafka.ReplicaToRead's broker (the rack-b follower) reads the log:
 //	                a broker serves a v11+ fetch with a rack from any replica, whatever its selector
 //	Group           three group Readers in racks a, b, c over 6 partitions RF 3: 2/2/2, each reads
@@ -45,6 +48,8 @@ func TestRackClientSelection(t *testing.T) {
 	t.Run("SteadyState", func(t *testing.T) { csSteadyState(t, c) })
 	t.Run("FollowerKilled", func(t *testing.T) { csFollowerKilled(t, c, chaos) })
 	t.Run("FollowerPaused", func(t *testing.T) { csFollowerPaused(t, c, chaos) })
+	t.Run("RollingRestart", func(t *testing.T) { csRollingRestart(t, c, chaos) })
+	t.Run("FollowerThrottled", func(t *testing.T) { flThrottled(t, c, kafka.RackAffinityReplicaSelector{}) })
 	t.Run("Group", func(t *testing.T) { csGroup(t, c) })
 	t.Run("Conn", func(t *testing.T) { csConn(t, c) })
 	rkFigure(t, "clientselect_runtime_s", "%s", rkSeconds(time.Since(start)))
@@ -259,6 +264,28 @@ func csFollowerPaused(t *testing.T, c *ktesting.Cluster, chaos *csChaos) {
 	chaos.run(t, "resume", h.follower)
 	csReturn(t, h, "clientselect_pause")
 	csFinish(t, h, pausedAt, s0)
+}
+
+// A rolling restart, rack a's broker first, then rack b's (the one read),
+// then rack c's, each back in every ISR before the next: nothing lost, and
+// reads back on rack b within 5 s of it rejoining.
+func csRollingRestart(t *testing.T, c *ktesting.Cluster, chaos *csChaos) {
+	h := newRKHarness(t, c, csOptions(rkOptions{backlog: 300, cooldown: 5 * time.Second, ttl: 5 * time.Second}))
+	h.started(300)
+	s0 := h.mon.snapshot()
+	at := time.Now()
+	for _, rack := range []string{"a", "b", "c"} {
+		id := brokerInRack(t, c, rack)
+		began := time.Now()
+		chaos.run(t, "restart", id)
+		if id == h.follower {
+			csReturn(t, h, "clientselect_roll")
+		} else {
+			h.poll(120*time.Second, fmt.Sprintf("broker %d back in every ISR", id), func() bool { return h.inEveryISR(id) })
+		}
+		rkFigure(t, "clientselect_roll_"+rack+"_recovery_s", "%s", rkSeconds(h.deliveredPast(began, 20*time.Second, "every partition returning messages produced after the restart of rack "+rack)))
+	}
+	csFinish(t, h, at, s0)
 }
 
 // Three group Readers in racks a, b and c, each with the rack-affinity
