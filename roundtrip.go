@@ -120,6 +120,15 @@ func (c *Conn) exchangeRetain(ctx context.Context, req protocol.Request, resp pr
 				req.Key(), v, c.conn.RemoteAddr(), start.Format("15:04:05.000"), err))
 		}
 	}
+	if c.versions.Load() == nil {
+		// The first answer of a connection: say so when the peer is no
+		// Kafka broker (an HTTP server, a TLS listener).
+		if peer := c.sniffPeer(stop); peer != "" {
+			// (Not the context's error: the peer, not the time, failed it.)
+			return nil, c.fail(context.Background(), &PeerProtocolError{Addr: c.conn.RemoteAddr().String(), Peer: peer,
+				Err: fmt.Errorf("reading the %s v%d response: not a Kafka response frame", req.Key(), v)})
+		}
+	}
 	buf := c.rbody
 	c.rbody = nil
 	body, err := protocol.ReadFrame(c.rbuf, buf, protocol.MaxResponseSize)
