@@ -162,6 +162,9 @@ type ConsumerGroupConfig struct {
 	cluster        *cluster
 	rack           string
 	isolationLevel IsolationLevel
+	// failure, a group Reader's, learns each failure retried before Next
+	// returns one, so that a read whose context ends meanwhile names it.
+	failure *lastFailure
 }
 
 // Validate method validates ConsumerGroupConfig properties and sets relevant

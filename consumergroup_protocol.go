@@ -42,8 +42,11 @@ func (cg *ConsumerGroup) coordinator(ctx context.Context) (*Conn, error) {
 			cg.coord = c
 			return c, nil
 		}
-		if ctx.Err() != nil || errors.Is(err, GroupAuthorizationFailed) || time.Now().After(deadline) {
+		if ctx.Err() != nil || errors.Is(err, GroupAuthorizationFailed) || permanentFailure(err) || time.Now().After(deadline) {
 			return nil, fmt.Errorf("finding the coordinator of group %s: %w", cg.config.ID, err)
+		}
+		if f := cg.config.failure; f != nil {
+			f.set(fmt.Errorf("finding the coordinator of group %s: %w", cg.config.ID, err))
 		}
 		cg.logError("finding the coordinator of group %s (attempt %d, retrying): %v", cg.config.ID, attempt, err)
 		if !sleep(ctx, backoff(attempt, 50*time.Millisecond, time.Second)) {

@@ -49,6 +49,7 @@ type Reader struct {
 	queue    readerQueue
 	engine   *fetchengine.Engine // reader_engine.go
 	addrs    brokerAddrs
+	failure  lastFailure // the latest failure retried, for a caller whose context ends (error_cause.go)
 
 	// stctx lives as long as the Reader; Close cancels it.
 	stctx context.Context
@@ -197,7 +198,7 @@ func (r *Reader) fetchMessage(ctx context.Context, returned bool) (Message, int6
 	}
 	m, hw, mgen, err := r.queue.pop(ctx)
 	if err != nil {
-		return Message{}, 0, 0, err
+		return Message{}, 0, 0, r.failure.withCause(err)
 	}
 	r.delivered(gen, mgen, m.Offset, hw)
 	if returned && r.group != nil {
@@ -239,7 +240,7 @@ func (r *Reader) FetchBatch(ctx context.Context) (*MessageBatch, error) {
 	}
 	b, mgen, err := r.queue.popBatch(ctx)
 	if err != nil {
-		return nil, err
+		return nil, r.failure.withCause(err)
 	}
 	last := b.Messages[len(b.Messages)-1].Offset
 	r.delivered(gen, mgen, last, b.HighWaterMark)

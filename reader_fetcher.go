@@ -163,6 +163,7 @@ func (f *fetcher) recreated(ctx context.Context) bool {
 // application once. It reports false when the generation is over.
 func (f *fetcher) failed(err error) bool {
 	f.failures++
+	f.r.failure.set(err)
 	if errors.Is(err, UnknownTopicOrPartition) {
 		if f.unknownSince.IsZero() {
 			f.unknownSince = f.now()
@@ -170,7 +171,9 @@ func (f *fetcher) failed(err error) bool {
 	} else {
 		f.unknownSince = time.Time{}
 	}
-	if f.failures%f.r.config.MaxAttempts != 0 || f.retriable(err) {
+	// A broker setup no retry fixes (credentials, TLS, address) is said at once.
+	report := f.failures%f.r.config.MaxAttempts == 0 || (f.failures == 1 && permanentFailure(err))
+	if !report || f.retriable(err) {
 		return true
 	}
 	return f.r.queue.pushErr(f.gen, err)
@@ -194,6 +197,9 @@ func (f *fetcher) retriable(err error) bool {
 // network (refused, reset, timed out, closed) — but not a TLS or
 // certificate failure, which no retry fixes.
 func readerRetriable(err error) bool {
+	if permanentFailure(err) {
+		return false
+	}
 	var kerr Error
 	if errors.As(err, &kerr) {
 		return kerr.Temporary()
@@ -321,6 +327,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 
 	if err == nil {
 		f.errs, f.failures = 0, 0
+		f.r.failure.clear()
 		ev := routeEvent{Kind: eventFetched, Broker: broker, Now: f.now(), Preferred: preferred,
 			Empty: n == 0, FetchOffset: fetchOffset, HighWatermark: hw}
 		var pause time.Duration

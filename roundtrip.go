@@ -211,19 +211,19 @@ func (c *Conn) fail(ctx context.Context, err error) error {
 	c.closed.Store(true)
 	_ = c.conn.Close()
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("%w (%v)", ctxErr, err)
+		return fmt.Errorf("%w (%w)", ctxErr, err)
 	}
 	// The socket deadline may fire a moment before the context's own timer:
 	// report the context's deadline, not a broker timeout.
 	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
-		return fmt.Errorf("%w (%v)", context.DeadlineExceeded, err)
+		return fmt.Errorf("%w (%w)", context.DeadlineExceeded, err)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("%w: %v", RequestTimedOut, err)
+		return fmt.Errorf("%w: %w", RequestTimedOut, err)
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%w: %v", io.ErrUnexpectedEOF, err)
+		return fmt.Errorf("%w: %w", io.ErrUnexpectedEOF, err)
 	}
 	return err
 }
