@@ -137,7 +137,7 @@ func (d *Dialer) LookupPartition(ctx context.Context, network string, address st
 	defer c.Close()
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 && !sleep(ctx, backoff(attempt, 100*time.Millisecond, 2*time.Second)) {
-			return Partition{}, fmt.Errorf("looking up %s/%d: %w (last error: %v)", topic, partition, ctx.Err(), err)
+			return Partition{}, fmt.Errorf("looking up %s/%d: %w (last error: %w)", topic, partition, ctx.Err(), err)
 		}
 		var partitions []Partition
 		partitions, err = c.readPartitions(ctx, topic)

@@ -605,7 +605,7 @@ func (bw *brokerWriter) send(broker Broker, items []sendItem) {
 		buf, err := bb.AppendTo(bw.buf)
 		if err != nil {
 			c.stats.errors.observe(1)
-			c.complete(it.pw, b, fmt.Errorf("%w of %d messages for %s/%d: %v", errEncode, len(b.msgs), b.key.topic, b.key.partition, err))
+			c.complete(it.pw, b, fmt.Errorf("%w of %d messages for %s/%d: %w", errEncode, len(b.msgs), b.key.topic, b.key.partition, err))
 			continue
 		}
 		bw.buf = buf
