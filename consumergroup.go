@@ -654,6 +654,9 @@ func NewConsumerGroup(config ConsumerGroupConfig) (*ConsumerGroup, error) {
 		return nil, err
 	}
 	config.Topics = append([]string(nil), config.Topics...)
+	if config.failure == nil {
+		config.failure = &lastFailure{}
+	}
 	cg := &ConsumerGroup{
 		config:  config,
 		cl:      config.cluster,
@@ -704,7 +707,7 @@ func (cg *ConsumerGroup) Next(ctx context.Context) (*Generation, error) {
 	}
 	select {
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, cg.config.failure.withCause(ctx.Err())
 	case <-cg.done:
 		return nil, ErrGroupClosed
 	case err := <-cg.errs:
@@ -764,6 +767,7 @@ func (cg *ConsumerGroup) run() {
 			continue
 		}
 		coordRetries = 0
+		cg.config.failure.clear()
 		notBefore = started.Add(cg.config.JoinGroupBackoff)
 		if cg.runGeneration(gen) {
 			return

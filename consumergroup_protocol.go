@@ -45,9 +45,7 @@ func (cg *ConsumerGroup) coordinator(ctx context.Context) (*Conn, error) {
 		if ctx.Err() != nil || errors.Is(err, GroupAuthorizationFailed) || permanentFailure(err) || time.Now().After(deadline) {
 			return nil, fmt.Errorf("finding the coordinator of group %s: %w", cg.config.ID, err)
 		}
-		if f := cg.config.failure; f != nil {
-			f.set(fmt.Errorf("finding the coordinator of group %s: %w", cg.config.ID, err))
-		}
+		cg.config.failure.set(fmt.Errorf("finding the coordinator of group %s: %w", cg.config.ID, err))
 		cg.logError("finding the coordinator of group %s (attempt %d, retrying): %v", cg.config.ID, attempt, err)
 		if !sleep(ctx, backoff(attempt, 50*time.Millisecond, time.Second)) {
 			return nil, fmt.Errorf("finding the coordinator of group %s: %w", cg.config.ID, ctx.Err())

@@ -2,7 +2,7 @@ package kafka_test
 
 // Errors name their cause: each bad input of issue 10 (wrong passwords, unknown host, TLS against a
 // plaintext port and the reverse, connection refused, an HTTP server) through the Reader in partition
-// mode, the group Reader, the Writer and the Client. The error must reach the typed cause with
+// mode, the group Reader, ConsumerGroup, the Writer and the Client. The error must reach the typed cause with
 // errors.Is/As where there is one, name it in its text, and come well before the caller's deadline when
 // no retry helps. A transient failure (connection refused) is retried until the caller's deadline, whose
 // error then carries the last failure.
@@ -71,6 +71,15 @@ func causeAPIs() []causeAPI {
 			r := kafka.NewReader(kafka.ReaderConfig{Brokers: in.brokers, Topic: topic, GroupID: "kt-error-cause", Dialer: causeDialer(in)})
 			defer r.Close()
 			_, err := r.ReadMessage(ctx)
+			return err
+		}},
+		{"ConsumerGroup", func(ctx context.Context, in causeInput) error {
+			cg, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{ID: "kt-error-cause", Brokers: in.brokers, Topics: []string{topic}, Dialer: causeDialer(in)})
+			if err != nil {
+				return err
+			}
+			defer cg.Close()
+			_, err = cg.Next(ctx)
 			return err
 		}},
 		{"Writer", func(ctx context.Context, in causeInput) error {
