@@ -170,6 +170,17 @@ func TestErrorCauseLoopback(t *testing.T) {
 			},
 		},
 		{
+			// One seed unknown, one refusing: the refusing broker may come back, so this is retried, and the
+			// error names both.
+			name: "UnknownHostAndRefused", brokers: []string{noHost, refused},
+			mentions: []string{"kafka-broker.invalid", refused},
+			cause: func(t *testing.T, err error) {
+				var dnsErr *net.DNSError
+				require.ErrorAs(t, err, &dnsErr)
+				assert.ErrorIs(t, err, syscall.ECONNREFUSED)
+			},
+		},
+		{
 			name: "HTTPServer", brokers: []string{httpAddr}, permanent: true,
 			mentions: []string{httpAddr, "HTTP"},
 			cause: func(t *testing.T, err error) {
