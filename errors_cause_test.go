@@ -1,7 +1,8 @@
 package kafka_test
 
 // Errors name their cause: each bad input of issue 10 (wrong passwords, unknown host, TLS against a
-// plaintext port and the reverse, connection refused, an HTTP server) through the Reader in partition
+// plaintext port and the reverse, connection refused, an HTTP server; also an untrusted CA, SASL against a
+// plaintext listener, and two seeds of which one is unknown and one refusing) through the Reader in partition
 // mode, the group Reader, ConsumerGroup, the Writer and the Client. The error must reach the typed cause with
 // errors.Is/As where there is one, name it in its text, and come well before the caller's deadline when
 // no retry helps. A transient failure (connection refused) is retried until the caller's deadline, whose
@@ -13,6 +14,7 @@ package kafka_test
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -218,6 +220,21 @@ func TestErrorCauseCluster(t *testing.T) {
 				var pe *kafka.PeerProtocolError
 				require.ErrorAs(t, err, &pe)
 				assert.Equal(t, "plaintext", pe.Peer)
+			},
+		},
+		causeInput{
+			name: "TLSUntrustedCA", brokers: c.TLSBrokers, tls: &tls.Config{MinVersion: tls.VersionTLS12}, permanent: true,
+			mentions: []string{"TLS handshake", c.TLSBrokers[0]},
+			cause: func(t *testing.T, err error) {
+				var unknown x509.UnknownAuthorityError
+				require.ErrorAs(t, err, &unknown)
+			},
+		},
+		causeInput{
+			name: "SASLToPlaintextPort", brokers: c.Brokers, sasl: mechanism(t, "PLAIN", c.Plain.User, c.Plain.Password), permanent: true,
+			mentions: []string{"does not take SASL", c.Brokers[0]},
+			cause: func(t *testing.T, err error) {
+				assert.ErrorIs(t, err, kafka.IllegalSASLState)
 			},
 		},
 		causeInput{
