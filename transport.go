@@ -224,7 +224,7 @@ func (t *Transport) RoundTrip(ctx context.Context, addr net.Addr, req protocol.R
 		tcn, err := t.grabConn(ctx, a)
 		if err != nil {
 			var kerr Error
-			if len(addrs) == 1 || errors.As(err, &kerr) || ctx.Err() != nil {
+			if len(addrs) == 1 || ctx.Err() != nil || (errors.As(err, &kerr) && permanentFailure(err)) {
 				return nil, err // refused credentials are the same everywhere
 			}
 			failed.add(err) // every address's failure is kept, not only the last

@@ -499,6 +499,9 @@ var errEncode = errors.New("kafka: encoding a record batch")
 // temporary Kafka errors, and network errors (the broker may be restarting,
 // or its leadership moving).
 func retriableWriteError(err error) bool {
+	if permanentFailure(err) {
+		return false // credentials, TLS, an address that is no broker
+	}
 	var kerr Error
 	if errors.As(err, &kerr) {
 		return kerr.Temporary()
