@@ -412,7 +412,7 @@ func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
 			// must know (kafka-go returns Kafka errors too). The reader
 			// still retries after the backoff. A follower's corrupt
 			// copy is not: the router reads the leader's instead.
-			if !r.queue.pushErr(f.gen, err) {
+			if !r.queue.pushErr(f.gen, fmt.Errorf("fetching %s at offset %d from broker %d: %w", f.tp, f.offset, broker, err)) {
 				return false
 			}
 		}
