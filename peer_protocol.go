@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -44,11 +45,12 @@ func (e *PeerProtocolError) Unwrap() error { return e.Err }
 // silent until the deadline may be an HTTP server waiting for the end of a
 // request line: it is sent one, with a moment to answer (a stalled Kafka
 // broker drops the connection on the bogus size it makes). stop undoes the
-// request's deadlines. It returns "" when the peer may be Kafka.
-func (c *Conn) sniffPeer(stop func()) string {
+// request's deadlines; a caller that cancelled ctx is not kept waiting. It
+// returns "" when the peer may be Kafka.
+func (c *Conn) sniffPeer(ctx context.Context, stop func()) string {
 	head, err := c.rbuf.Peek(4)
 	var ne net.Error
-	if err != nil && len(head) == 0 && errors.As(err, &ne) && ne.Timeout() {
+	if err != nil && len(head) == 0 && errors.As(err, &ne) && ne.Timeout() && !errors.Is(ctx.Err(), context.Canceled) {
 		stop()
 		_ = c.conn.SetDeadline(time.Now().Add(peerProbeTimeout))
 		if _, err = c.conn.Write([]byte("\r\n\r\n")); err == nil {

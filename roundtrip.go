@@ -123,7 +123,7 @@ func (c *Conn) exchangeRetain(ctx context.Context, req protocol.Request, resp pr
 	if c.versions.Load() == nil {
 		// The first answer of a connection: say so when the peer is no
 		// Kafka broker (an HTTP server, a TLS listener).
-		if peer := c.sniffPeer(stop); peer != "" {
+		if peer := c.sniffPeer(ctx, stop); peer != "" {
 			// (Not the context's error: the peer, not the time, failed it.)
 			return nil, c.fail(context.Background(), &PeerProtocolError{Addr: c.conn.RemoteAddr().String(), Peer: peer,
 				Err: fmt.Errorf("reading the %s v%d response: not a Kafka response frame", req.Key(), v)})
