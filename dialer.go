@@ -194,7 +194,7 @@ func (d *Dialer) connect(ctx context.Context, network, address string, cfg ConnC
 	c := NewConnWith(nc, cfg)
 	if _, err := c.loadApiVersions(ctx); err != nil {
 		c.Close()
-		return nil, err
+		return nil, d.namePeer(ctx, network, address, err)
 	}
 	if d.SASLMechanism != nil {
 		host, port, _ := net.SplitHostPort(address)

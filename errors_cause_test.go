@@ -1,7 +1,7 @@
 package kafka_test
 
 // Errors name their cause: each bad input of issue 10 (wrong passwords, unknown host, TLS against a
-// plaintext port and the reverse, connection refused, an HTTP server; also an untrusted CA, SASL against a
+// plaintext port and the reverse, connection refused, an HTTP server, a TLS server; also an untrusted CA, SASL against a
 // plaintext listener, and two seeds of which one is unknown and one refusing) through the Reader in partition
 // mode, the group Reader, ConsumerGroup, the Writer and the Client. The error must reach the typed cause with
 // errors.Is/As where there is one, name it in its text, and come well before the caller's deadline when
@@ -149,6 +149,9 @@ func TestErrorCauseLoopback(t *testing.T) {
 	}))
 	t.Cleanup(httpSrv.Close)
 	httpAddr := strings.TrimPrefix(httpSrv.URL, "http://")
+	tlsSrv := httptest.NewTLSServer(http.NotFoundHandler())
+	t.Cleanup(tlsSrv.Close)
+	tlsAddr := strings.TrimPrefix(tlsSrv.URL, "https://")
 	refused := closedPort(t)
 	const noHost = "kafka-broker.invalid:9092"
 
@@ -180,6 +183,15 @@ func TestErrorCauseLoopback(t *testing.T) {
 				var dnsErr *net.DNSError
 				require.ErrorAs(t, err, &dnsErr)
 				assert.ErrorIs(t, err, syscall.ECONNREFUSED)
+			},
+		},
+		{
+			name: "TLSServer", brokers: []string{tlsAddr}, permanent: true,
+			mentions: []string{tlsAddr, "TLS"},
+			cause: func(t *testing.T, err error) {
+				var pe *kafka.PeerProtocolError
+				require.ErrorAs(t, err, &pe)
+				assert.Equal(t, "TLS", pe.Peer)
 			},
 		},
 		{

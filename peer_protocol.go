@@ -88,3 +88,27 @@ func tlsHandshakeError(addr string, err error) error {
 	}
 	return err
 }
+
+// namePeer names the peer at address after the first request of a
+// plaintext connection failed with err: a peer that closed the connection
+// without a byte of answer may be a TLS server (what one does with bytes
+// that are not TLS), which a TLS handshake on a new connection tells.
+func (d *Dialer) namePeer(ctx context.Context, network, address string, err error) error {
+	if d.TLS != nil || !(errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) || ctx.Err() != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, tlsProbeTimeout)
+	defer cancel()
+	probe := *d
+	// Only to learn whether the peer speaks TLS: nothing is sent over it.
+	probe.TLS = &tls.Config{InsecureSkipVerify: true} //nolint:gosec
+	nc, perr := probe.dialContext(ctx, network, address)
+	if perr != nil {
+		return err
+	}
+	nc.Close()
+	return &PeerProtocolError{Addr: address, Peer: "TLS", Err: err}
+}
+
+// tlsProbeTimeout bounds the handshake of namePeer.
+const tlsProbeTimeout = time.Second
