@@ -117,7 +117,7 @@ func runCauseMatrix(t *testing.T, inputs []causeInput) {
 				err := api.run(ctx, in)
 				took := time.Since(start)
 				require.Error(t, err)
-				t.Logf("after %v: %v", took.Round(time.Millisecond), err)
+				t.Logf("%s after %v: %v", t.Name(), took.Round(time.Millisecond), err)
 				if in.permanent {
 					assert.Less(t, took, causeBound, "no retry helps: the error must come before the caller's deadline (%v)", deadline)
 					assert.NotErrorIs(t, err, context.DeadlineExceeded, "the cause, not a timeout")
