@@ -133,6 +133,16 @@ func runCauseMatrix(t *testing.T, inputs []causeInput) {
 	}
 }
 
+// peerIs checks that err names the peer as want ("HTTP", "TLS", "plaintext").
+func peerIs(want string) func(*testing.T, error) {
+	return func(t *testing.T, err error) {
+		var pe *kafka.PeerProtocolError
+		require.ErrorAs(t, err, &pe)
+		assert.Equal(t, want, pe.Peer)
+		assert.Contains(t, err.Error(), pe.Addr)
+	}
+}
+
 // closedPort is a loopback address nothing listens on.
 func closedPort(t *testing.T) string {
 	t.Helper()
@@ -188,21 +198,12 @@ func TestErrorCauseLoopback(t *testing.T) {
 		{
 			name: "TLSServer", brokers: []string{tlsAddr}, permanent: true,
 			mentions: []string{tlsAddr, "TLS"},
-			cause: func(t *testing.T, err error) {
-				var pe *kafka.PeerProtocolError
-				require.ErrorAs(t, err, &pe)
-				assert.Equal(t, "TLS", pe.Peer)
-			},
+			cause:    peerIs("TLS"),
 		},
 		{
 			name: "HTTPServer", brokers: []string{httpAddr}, permanent: true,
 			mentions: []string{httpAddr, "HTTP"},
-			cause: func(t *testing.T, err error) {
-				var pe *kafka.PeerProtocolError
-				require.ErrorAs(t, err, &pe)
-				assert.Equal(t, "HTTP", pe.Peer)
-				assert.Equal(t, httpAddr, pe.Addr)
-			},
+			cause:    peerIs("HTTP"),
 		},
 	})
 }
@@ -228,11 +229,7 @@ func TestErrorCauseCluster(t *testing.T) {
 		causeInput{
 			name: "TLSToPlaintextPort", brokers: c.Brokers, tls: testTLSConfig(t, c), permanent: true,
 			mentions: []string{"TLS", c.Brokers[0]},
-			cause: func(t *testing.T, err error) {
-				var pe *kafka.PeerProtocolError
-				require.ErrorAs(t, err, &pe)
-				assert.Equal(t, "plaintext", pe.Peer)
-			},
+			cause:    peerIs("plaintext"),
 		},
 		causeInput{
 			name: "TLSUntrustedCA", brokers: c.TLSBrokers, tls: &tls.Config{MinVersion: tls.VersionTLS12}, permanent: true,
@@ -252,11 +249,7 @@ func TestErrorCauseCluster(t *testing.T) {
 		causeInput{
 			name: "PlaintextToTLSPort", brokers: c.TLSBrokers, permanent: true,
 			mentions: []string{"TLS", c.TLSBrokers[0]},
-			cause: func(t *testing.T, err error) {
-				var pe *kafka.PeerProtocolError
-				require.ErrorAs(t, err, &pe)
-				assert.Equal(t, "TLS", pe.Peer)
-			},
+			cause:    peerIs("TLS"),
 		},
 	)
 	runCauseMatrix(t, inputs)
