@@ -158,15 +158,18 @@ func (cl *cluster) withControlCtx(ctx context.Context, fn func(context.Context, 
 	if len(targets) == 0 {
 		return errors.New("no broker address configured")
 	}
-	var lastErr error
+	failed := &brokersError{tried: len(targets)}
 	for i := 0; i <= len(targets); i++ {
+		if i == len(targets) && permanentFailure(failed.errs[0]) {
+			break // the first broker again: it would fail the same way
+		}
 		err, moveOn := cl.attempt(ctx, targets[i%len(targets)], fn)
 		if err == nil || !moveOn {
 			return err
 		}
-		lastErr = err
+		failed.add(err)
 	}
-	return fmt.Errorf("no broker answered among %d tried: %w", len(targets), lastErr)
+	return failed
 }
 
 // controlTarget is a known broker (id >= 0) or a bootstrap address (id -1).
@@ -270,6 +273,15 @@ func (cl *cluster) attempt(ctx context.Context, t controlTarget, fn func(context
 		return nil, false
 	case ctx.Err() != nil, errors.Is(err, errClusterClosed):
 		return err, false // the caller gave up or closed the client: nobody's fault
+	case c == nil && permanentFailure(err):
+		// No retry fixes it: refused credentials are the same at every
+		// broker; another seed may be the right address.
+		var kerr Error
+		if errors.As(err, &kerr) {
+			return err, false
+		}
+		cl.markUnresponsive(t.addr)
+		return err, true
 	case timedOut.Load() || rctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || pastDeadline(rctx):
 		// (The socket deadline may fire a moment before rctx's timer.)
 		if c != nil {

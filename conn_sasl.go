@@ -16,7 +16,12 @@ func (c *Conn) authenticateSASL(ctx context.Context, m sasl.Mechanism) error {
 		return fmt.Errorf("SASL handshake: %w", err)
 	}
 	if code := hs.(*protocol.SaslHandshakeResponse).ErrorCode; code != 0 {
-		return fmt.Errorf("SASL handshake for %s (broker enables %v): %w", m.Name(), hs.(*protocol.SaslHandshakeResponse).Mechanisms, Error(code))
+		enabled := hs.(*protocol.SaslHandshakeResponse).Mechanisms
+		if Error(code) == IllegalSASLState && len(enabled) == 0 {
+			// What a PLAINTEXT or SSL listener answers: it takes no SASL.
+			return fmt.Errorf("SASL handshake for %s: the listener at %s does not take SASL (a PLAINTEXT or SSL listener?): %w", m.Name(), c.conn.RemoteAddr(), Error(code))
+		}
+		return fmt.Errorf("SASL handshake for %s (broker enables %v): %w", m.Name(), enabled, Error(code))
 	}
 	if v < 1 {
 		// Handshake v0 means raw, unframed SASL tokens; every broker this

@@ -162,6 +162,9 @@ type ConsumerGroupConfig struct {
 	cluster        *cluster
 	rack           string
 	isolationLevel IsolationLevel
+	// failure, a group Reader's, learns each failure retried before Next
+	// returns one, so that a read whose context ends meanwhile names it.
+	failure *lastFailure
 }
 
 // Validate method validates ConsumerGroupConfig properties and sets relevant
@@ -656,6 +659,9 @@ func NewConsumerGroup(config ConsumerGroupConfig) (*ConsumerGroup, error) {
 		return nil, err
 	}
 	config.Topics = append([]string(nil), config.Topics...)
+	if config.failure == nil {
+		config.failure = &lastFailure{}
+	}
 	cg := &ConsumerGroup{
 		config:  config,
 		cl:      config.cluster,
@@ -706,7 +712,7 @@ func (cg *ConsumerGroup) Next(ctx context.Context) (*Generation, error) {
 	}
 	select {
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, cg.config.failure.withCause(ctx.Err())
 	case <-cg.done:
 		return nil, ErrGroupClosed
 	case err := <-cg.errs:
@@ -766,6 +772,7 @@ func (cg *ConsumerGroup) run() {
 			continue
 		}
 		coordRetries = 0
+		cg.config.failure.clear()
 		notBefore = started.Add(cg.config.JoinGroupBackoff)
 		if cg.runGeneration(gen) {
 			return

@@ -42,9 +42,10 @@ func (cg *ConsumerGroup) coordinator(ctx context.Context) (*Conn, error) {
 			cg.coord = c
 			return c, nil
 		}
-		if ctx.Err() != nil || errors.Is(err, GroupAuthorizationFailed) || time.Now().After(deadline) {
+		if ctx.Err() != nil || errors.Is(err, GroupAuthorizationFailed) || permanentFailure(err) || time.Now().After(deadline) {
 			return nil, fmt.Errorf("finding the coordinator of group %s: %w", cg.config.ID, err)
 		}
+		cg.config.failure.set(fmt.Errorf("finding the coordinator of group %s: %w", cg.config.ID, err))
 		cg.logError("finding the coordinator of group %s (attempt %d, retrying): %v", cg.config.ID, attempt, err)
 		if !sleep(ctx, backoff(attempt, 50*time.Millisecond, time.Second)) {
 			return nil, fmt.Errorf("finding the coordinator of group %s: %w", cg.config.ID, ctx.Err())

@@ -137,7 +137,7 @@ func (d *Dialer) LookupPartition(ctx context.Context, network string, address st
 	defer c.Close()
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 && !sleep(ctx, backoff(attempt, 100*time.Millisecond, 2*time.Second)) {
-			return Partition{}, fmt.Errorf("looking up %s/%d: %w (last error: %v)", topic, partition, ctx.Err(), err)
+			return Partition{}, fmt.Errorf("looking up %s/%d: %w (last error: %w)", topic, partition, ctx.Err(), err)
 		}
 		var partitions []Partition
 		partitions, err = c.readPartitions(ctx, topic)
@@ -194,7 +194,7 @@ func (d *Dialer) connect(ctx context.Context, network, address string, cfg ConnC
 	c := NewConnWith(nc, cfg)
 	if _, err := c.loadApiVersions(ctx); err != nil {
 		c.Close()
-		return nil, err
+		return nil, d.namePeer(ctx, network, address, err)
 	}
 	if d.SASLMechanism != nil {
 		host, port, _ := net.SplitHostPort(address)
@@ -236,7 +236,7 @@ func (d *Dialer) dialContext(ctx context.Context, network string, addr string) (
 	tc := tls.Client(nc, cfg)
 	if err := tc.HandshakeContext(ctx); err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("TLS handshake with %s: %w", address, err)
+		return nil, fmt.Errorf("TLS handshake with %s: %w", address, tlsHandshakeError(address, err))
 	}
 	return tc, nil
 }

@@ -51,7 +51,8 @@ type Reader struct {
 	addrs    brokerAddrs
 	rack     rackCheck // reader_rack_check.go
 
-	leaderEnds leaderEnds // follower_lag_sampler.go
+	leaderEnds leaderEnds  // follower_lag_sampler.go
+	failure    lastFailure // the latest failure retried, for a caller whose context ends (error_cause.go)
 
 	// stctx lives as long as the Reader; Close cancels it.
 	stctx context.Context
@@ -207,7 +208,7 @@ func (r *Reader) fetchMessage(ctx context.Context, returned bool) (Message, int6
 	}
 	m, hw, mgen, err := r.queue.pop(ctx)
 	if err != nil {
-		return Message{}, 0, 0, err
+		return Message{}, 0, 0, r.failure.withCause(err)
 	}
 	r.delivered(gen, mgen, m.Offset, hw)
 	if returned && r.group != nil {
@@ -249,7 +250,7 @@ func (r *Reader) FetchBatch(ctx context.Context) (*MessageBatch, error) {
 	}
 	b, mgen, err := r.queue.popBatch(ctx)
 	if err != nil {
-		return nil, err
+		return nil, r.failure.withCause(err)
 	}
 	last := b.Messages[len(b.Messages)-1].Offset
 	r.delivered(gen, mgen, last, b.HighWaterMark)

@@ -166,6 +166,7 @@ func (f *fetcher) recreated(ctx context.Context) bool {
 // application once. It reports false when the generation is over.
 func (f *fetcher) failed(err error) bool {
 	f.failures++
+	f.r.failure.set(err)
 	if errors.Is(err, UnknownTopicOrPartition) {
 		if f.unknownSince.IsZero() {
 			f.unknownSince = f.now()
@@ -173,7 +174,9 @@ func (f *fetcher) failed(err error) bool {
 	} else {
 		f.unknownSince = time.Time{}
 	}
-	if f.failures%f.r.config.MaxAttempts != 0 || f.retriable(err) {
+	// A broker setup no retry fixes (credentials, TLS, address) is said at once.
+	report := f.failures%f.r.config.MaxAttempts == 0 || (f.failures == 1 && permanentFailure(err))
+	if !report || f.retriable(err) {
 		return true
 	}
 	return f.r.queue.pushErr(f.gen, err)
@@ -197,6 +200,9 @@ func (f *fetcher) retriable(err error) bool {
 // network (refused, reset, timed out, closed) — but not a TLS or
 // certificate failure, which no retry fixes.
 func readerRetriable(err error) bool {
+	if permanentFailure(err) {
+		return false
+	}
 	var kerr Error
 	if errors.As(err, &kerr) {
 		return kerr.Temporary()
@@ -331,6 +337,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 		f.errs, f.failures = 0, 0
 		r.rackFetched(ctx, f, broker, preferred, w.Rack != "")
 		atOnce := !res.Data && t1.Sub(t0) < res.MaxWait/2
+		f.r.failure.clear()
 		ev := routeEvent{Kind: eventFetched, Broker: broker, Now: f.now(), Preferred: preferred,
 			Empty: n == 0, FetchOffset: fetchOffset, HighWatermark: hw, NextOffset: f.offset, LongPolled: !atOnce}
 		var pause time.Duration
@@ -416,7 +423,7 @@ func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
 			// must know (kafka-go returns Kafka errors too). The reader
 			// still retries after the backoff. A follower's corrupt
 			// copy is not: the router reads the leader's instead.
-			if !r.queue.pushErr(f.gen, err) {
+			if !r.queue.pushErr(f.gen, fmt.Errorf("fetching %s at offset %d from broker %d: %w", f.tp, f.offset, broker, err)) {
 				return false
 			}
 		}

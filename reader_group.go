@@ -104,6 +104,7 @@ func (r *Reader) startGroup() {
 		cluster:                r.cluster,
 		rack:                   cfg.Rack,
 		isolationLevel:         cfg.IsolationLevel,
+		failure:                &r.failure,
 	})
 	if err != nil {
 		panic(err) // kafka-go panics on an invalid group configuration too
@@ -133,7 +134,10 @@ func (g *readerGroup) run() {
 			}
 			r.stats.errors.observe(1)
 			r.errorf("kafka reader: group %s: %v", r.config.GroupID, err)
-			if failures++; failures%r.config.MaxAttempts == 0 && groupJoinErrorFatal(err) {
+			r.failure.set(err)
+			// A failure no retry fixes reaches the application at once,
+			// then every MaxAttempts failures while it lasts.
+			if failures++; (failures == 1 || failures%r.config.MaxAttempts == 0) && groupJoinErrorFatal(err) {
 				r.mu.Lock()
 				r.queue.pushErr(r.gen, err)
 				r.mu.Unlock()
@@ -141,6 +145,7 @@ func (g *readerGroup) run() {
 			continue
 		}
 		failures = 0
+		r.failure.clear()
 		r.stats.rebalances.observe(1)
 		g.subscribe(gen)
 	}
@@ -428,6 +433,9 @@ func formatTopicPartitions(offsets map[topicPartition]int64) string {
 // created), a rebalance, or the network are retried and only logged, as
 // kafka-go and the Java consumer do.
 func groupJoinErrorFatal(err error) bool {
+	if permanentFailure(err) {
+		return true
+	}
 	var kerr Error
 	if !errors.As(err, &kerr) {
 		return false

@@ -51,7 +51,7 @@ func (r *Reader) atLeader(ctx context.Context, topic string, partition int, do f
 	for attempt := 0; attempt < leaderAttempts; attempt++ {
 		if attempt > 0 {
 			if !sleep(ctx, r.backoff(attempt)) {
-				return fmt.Errorf("%w (last error: %v)", ctx.Err(), err)
+				return fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
 			}
 			if rerr := r.cluster.refresh(ctx, topic); rerr != nil && err == nil {
 				err = rerr

@@ -120,6 +120,15 @@ func (c *Conn) exchangeRetain(ctx context.Context, req protocol.Request, resp pr
 				req.Key(), v, c.conn.RemoteAddr(), start.Format("15:04:05.000"), err))
 		}
 	}
+	if c.versions.Load() == nil {
+		// The first answer of a connection: say so when the peer is no
+		// Kafka broker (an HTTP server, a TLS listener).
+		if peer := c.sniffPeer(ctx, stop); peer != "" {
+			// (Not the context's error: the peer, not the time, failed it.)
+			return nil, c.fail(context.Background(), &PeerProtocolError{Addr: c.conn.RemoteAddr().String(), Peer: peer,
+				Err: fmt.Errorf("reading the %s v%d response: not a Kafka response frame", req.Key(), v)})
+		}
+	}
 	buf := c.rbody
 	c.rbody = nil
 	body, err := protocol.ReadFrame(c.rbuf, buf, protocol.MaxResponseSize)
@@ -202,19 +211,19 @@ func (c *Conn) fail(ctx context.Context, err error) error {
 	c.closed.Store(true)
 	_ = c.conn.Close()
 	if ctxErr := ctx.Err(); ctxErr != nil {
-		return fmt.Errorf("%w (%v)", ctxErr, err)
+		return fmt.Errorf("%w (%w)", ctxErr, err)
 	}
 	// The socket deadline may fire a moment before the context's own timer:
 	// report the context's deadline, not a broker timeout.
 	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
-		return fmt.Errorf("%w (%v)", context.DeadlineExceeded, err)
+		return fmt.Errorf("%w (%w)", context.DeadlineExceeded, err)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("%w: %v", RequestTimedOut, err)
+		return fmt.Errorf("%w: %w", RequestTimedOut, err)
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%w: %v", io.ErrUnexpectedEOF, err)
+		return fmt.Errorf("%w: %w", io.ErrUnexpectedEOF, err)
 	}
 	return err
 }

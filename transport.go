@@ -218,11 +218,16 @@ func (t *Transport) RoundTrip(ctx context.Context, addr net.Addr, req protocol.R
 	if addr == nil {
 		return nil, errors.New("kafka.(*Transport).RoundTrip: nil address")
 	}
-	var lastErr error
-	for _, a := range splitAddr(addr) {
+	addrs := splitAddr(addr)
+	failed := &brokersError{tried: len(addrs)}
+	for _, a := range addrs {
 		tcn, err := t.grabConn(ctx, a)
 		if err != nil {
-			lastErr = err
+			var kerr Error
+			if len(addrs) == 1 || ctx.Err() != nil || (errors.As(err, &kerr) && permanentFailure(err)) {
+				return nil, err // refused credentials are the same everywhere
+			}
+			failed.add(err) // every address's failure is kept, not only the last
 			continue
 		}
 		resp, err := sendRequest(ctx, tcn.c, req)
@@ -231,7 +236,7 @@ func (t *Transport) RoundTrip(ctx context.Context, addr net.Addr, req protocol.R
 		}
 		return resp, err
 	}
-	return nil, lastErr
+	return nil, failed
 }
 
 // sendRequest sends req on c: Produce is capped at version 10 (11+ change
@@ -435,7 +440,7 @@ func (tc *transportCluster) partitionCount(ctx context.Context, topic string, au
 	var err error
 	for attempt := 0; attempt < attempts; attempt++ {
 		if attempt > 0 && !sleep(ctx, backoff(attempt, bmin, bmax)) {
-			return 0, fmt.Errorf("looking up the partitions of %q: %w (last error: %v)", topic, ctx.Err(), err)
+			return 0, fmt.Errorf("looking up the partitions of %q: %w (last error: %w)", topic, ctx.Err(), err)
 		}
 		rctx, cancel := context.WithTimeout(ctx, timeout)
 		err = tc.refreshSince(rctx, topic, time.Now(), autoCreate)

@@ -499,6 +499,9 @@ var errEncode = errors.New("kafka: encoding a record batch")
 // temporary Kafka errors, and network errors (the broker may be restarting,
 // or its leadership moving).
 func retriableWriteError(err error) bool {
+	if permanentFailure(err) {
+		return false // credentials, TLS, an address that is no broker
+	}
 	var kerr Error
 	if errors.As(err, &kerr) {
 		return kerr.Temporary()
@@ -605,7 +608,7 @@ func (bw *brokerWriter) send(broker Broker, items []sendItem) {
 		buf, err := bb.AppendTo(bw.buf)
 		if err != nil {
 			c.stats.errors.observe(1)
-			c.complete(it.pw, b, fmt.Errorf("%w of %d messages for %s/%d: %v", errEncode, len(b.msgs), b.key.topic, b.key.partition, err))
+			c.complete(it.pw, b, fmt.Errorf("%w of %d messages for %s/%d: %w", errEncode, len(b.msgs), b.key.topic, b.key.partition, err))
 			continue
 		}
 		bw.buf = buf
