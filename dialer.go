@@ -236,7 +236,7 @@ func (d *Dialer) dialContext(ctx context.Context, network string, addr string) (
 	tc := tls.Client(nc, cfg)
 	if err := tc.HandshakeContext(ctx); err != nil {
 		nc.Close()
-		return nil, fmt.Errorf("TLS handshake with %s: %w", address, tlsHandshakeError(address, err))
+		return nil, fmt.Errorf("TLS handshake with %s: %w", address, d.tlsHandshakeError(ctx, network, address, err))
 	}
 	return tc, nil
 }

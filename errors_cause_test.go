@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -253,4 +254,28 @@ func TestErrorCauseCluster(t *testing.T) {
 		},
 	)
 	runCauseMatrix(t, inputs)
+}
+
+// A TLS handshake the peer closes is named a plaintext listener only when
+// the port answers Kafka without TLS: a server that just drops connections
+// (a broker shutting down) is a transient failure, retried.
+func TestErrorCauseTLSHandshakeClosedNotKafka(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	d := &kafka.Dialer{Timeout: 3 * time.Second, TLS: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec
+	_, err = d.DialContext(context.Background(), "tcp", ln.Addr().String())
+	require.Error(t, err)
+	var pe *kafka.PeerProtocolError
+	assert.False(t, errors.As(err, &pe), "a peer that drops every connection named %v", err)
+	assert.Contains(t, err.Error(), "TLS handshake with")
 }

@@ -33,6 +33,8 @@ import (
 //	F    fetched from F, lag > MaxFollowerLag/2           → L                       reasonFollowerLagging
 //	F    OffsetOutOfRange at or above F's last HW, lag ≤  → F, Backoff FollowerBackoffMin→Max (not a failure)
 //	L    fetched from L naming F within its lag hold      → L, OmitRack            reasonFollowerLagging
+//	L    client's choice F, left for lagging, no metadata → L; metadata every second (no leader
+//	     read since it was left                             vouches for F: the ISR it rejoins once caught up does)
 //
 // The lag hold (MaxFollowerLag/2 after leaving F) keeps a leader that names
 // F whatever its log end (before Kafka 3.4) from sending reads straight
@@ -59,9 +61,14 @@ type followerLag struct {
 	// endOn's high watermark as its last answer gave it (-1: unknown).
 	endOn int
 	end   int64
+	// leftOn is the follower last left for lagging, at leftAt; metaAt is
+	// when metadata last arrived (the client's choice waits for metadata
+	// newer than leftAt: no leader vouches for a replica it picks).
+	leftOn         int
+	leftAt, metaAt time.Time
 }
 
-func newFollowerLag() followerLag { return followerLag{waitOn: -1, endOn: -1, end: -1} }
+func newFollowerLag() followerLag { return followerLag{waitOn: -1, endOn: -1, end: -1, leftOn: -1} }
 
 // sawLeader notes that the leader's end was end at at.
 func (l *followerLag) sawLeader(at time.Time, end int64) {
@@ -167,6 +174,14 @@ func (s *replicaSelector) lagCheck(now time.Time, d *routeDecision) {
 	s.route(d, s.leader, reasonFollowerLagging, now)
 	s.held, s.heldUntil, s.heldReason = f, now.Add(s.cfg.MaxFollowerLag/2), reasonFollowerLagging
 	s.lag.waitOn = -1
+	s.lag.leftOn, s.lag.leftAt = f, now
+}
+
+// lagUnvouched reports whether the client's choice x is the follower last
+// left for lagging and no metadata arrived since: the ISR it was picked from
+// may predate its fall (it rejoins the ISR only once caught up).
+func (s *replicaSelector) lagUnvouched(x int) bool {
+	return x == s.lag.leftOn && !s.lag.metaAt.After(s.lag.leftAt)
 }
 
 // lagHeld reports whether replica x, named by the leader, is held off for

@@ -196,3 +196,41 @@ func TestReplicaSelectorFollowerLagWalk(t *testing.T) {
 		})
 	}
 }
+
+// With the client's choice no leader vouches for the replica: one left for
+// lagging is picked again only once metadata read after it was left shows
+// it in the ISR (which it rejoins only caught up), and meanwhile the
+// Reader re-reads metadata every second (cooldownCache.active).
+func TestReplicaSelectorFollowerLagClientChoice(t *testing.T) {
+	cfg := routingConfig{Rack: "b", Choice: RackAffinityReplicaSelector{}, MaxFollowerLag: 2 * time.Second}
+	at := func(d time.Duration) time.Time { return rsT0.Add(d) }
+	start := func(t *testing.T) *replicaSelector {
+		s := newReplicaSelector(cfg.withDefaults(), newCooldownCache(), rsDefault, rsT0)
+		for _, ev := range []routeEvent{evMeta(0, rsDefault), evLeaderHW(200*time.Millisecond, 150), evFollowerAt(1300*time.Millisecond, 100, 100)} {
+			s.next(ev)
+		}
+		require.Equal(t, 1, s.current(), "left the lagging follower for the leader")
+		return s
+	}
+	t.Run("the leader naming none after the hold: no pick without new metadata", func(t *testing.T) {
+		s := start(t)
+		d := s.next(evFetch(2400*time.Millisecond, 1, -1))
+		assert.Equal(t, 1, d.Broker)
+		assert.Equal(t, 1, s.current())
+		assert.True(t, s.cooldown.active(at(2400*time.Millisecond)), "metadata re-read every second meanwhile")
+	})
+	t.Run("new metadata without it in the ISR: stay on the leader", func(t *testing.T) {
+		s := start(t)
+		s.next(evMeta(2500*time.Millisecond, rsPart(1, 5, 1, 3)))
+		assert.Equal(t, 1, s.current())
+		d := s.next(evMeta(4*time.Second, rsDefault))
+		assert.Equal(t, 2, s.current(), "back once metadata shows it in the ISR again")
+		assert.Equal(t, reasonClientChoice, d.Reason)
+	})
+	t.Run("new metadata with it in the ISR: picked again", func(t *testing.T) {
+		s := start(t)
+		d := s.next(evMeta(2500*time.Millisecond, rsDefault))
+		assert.Equal(t, 2, s.current())
+		assert.Equal(t, reasonClientChoice, d.Reason)
+	})
+}

@@ -75,18 +75,39 @@ func (c *Conn) sniffPeer(ctx context.Context, stop func()) string {
 const peerProbeTimeout = 300 * time.Millisecond
 
 // tlsHandshakeError names the likely cause of a failed TLS handshake with
-// addr: a peer that closed the connection without a TLS answer (a Kafka
-// plaintext listener drops a ClientHello it reads as an oversized request)
-// or one that answered in HTTP.
-func tlsHandshakeError(addr string, err error) error {
+// addr: a peer that answered in HTTP, or one that closed the connection
+// without a TLS answer, as a Kafka plaintext listener does with a
+// ClientHello it reads as an oversized request. A broker shutting down
+// closes connections too, so "plaintext" is said only when a Kafka
+// ApiVersions answer on a new plaintext connection confirms it (a failure
+// named so is not retried).
+func (d *Dialer) tlsHandshakeError(ctx context.Context, network, addr string, err error) error {
 	var rhe tls.RecordHeaderError
 	switch {
 	case errors.As(err, &rhe) && string(rhe.RecordHeader[:4]) == "HTTP":
 		return &PeerProtocolError{Addr: addr, Peer: "HTTP", Err: err}
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
-		return &PeerProtocolError{Addr: addr, Peer: "plaintext", Err: err}
+		if ctx.Err() == nil && d.answersPlaintext(ctx, network, addr) {
+			return &PeerProtocolError{Addr: addr, Peer: "plaintext", Err: err}
+		}
 	}
 	return err
+}
+
+// answersPlaintext reports whether addr answers ApiVersions without TLS.
+func (d *Dialer) answersPlaintext(ctx context.Context, network, addr string) bool {
+	ctx, cancel := context.WithTimeout(ctx, tlsProbeTimeout)
+	defer cancel()
+	probe := *d
+	probe.TLS = nil
+	nc, err := probe.dialContext(ctx, network, addr)
+	if err != nil {
+		return false
+	}
+	c := NewConnWith(nc, ConnConfig{ClientID: d.ClientID})
+	defer c.Close()
+	_, err = c.loadApiVersions(ctx)
+	return err == nil
 }
 
 // namePeer names the peer at address after the first request of a

@@ -138,6 +138,10 @@ func (s *replicaSelector) clientChoice(now time.Time) int {
 		s.cooldown.wait(s.tp(), s.awaitsReplica(now), now)
 		return -1
 	}
+	if s.lagUnvouched(id) {
+		s.cooldown.wait(s.tp(), true, now) // metadata every second until it says
+		return -1
+	}
 	s.cooldown.wait(s.tp(), false, now)
 	return id
 }

@@ -447,6 +447,7 @@ func (s *replicaSelector) onMetadata(p Partition, now time.Time, d *routeDecisio
 	if p.LeaderEpoch < s.epoch {
 		return // older than what is known: a lagging broker answered
 	}
+	s.lag.metaAt = now
 	changed := p.Leader.ID != s.leader || p.LeaderEpoch > s.epoch
 	s.part = p
 	// What the ISR says ends the cooldowns of replicas seen leaving it
