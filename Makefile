@@ -105,7 +105,7 @@ test-matrix:
 OLDEST_KAFKA ?= 2.8
 OLDEST_STATE_DIR ?= $(CURDIR)/.kafka/oldest
 OLDEST_PORT_BASE ?= 30290
-RACK_TESTS ?= TestRackIntegration|TestRackFaults
+RACK_TESTS ?= TestRackIntegration|TestRackFaults|TestRackClientSelection
 
 test-rack-oldest:
 	env -u KAFKA_BROKERS KAFKA_VERSION=$(OLDEST_KAFKA) KAFKA_SELECTOR=rack KAFKA_STATE_DIR=$(OLDEST_STATE_DIR) \

@@ -35,6 +35,7 @@ import (
 //	L    fetched from L naming F within its lag hold      → L, OmitRack            reasonFollowerLagging
 //	L    client's choice F, left for lagging, no metadata → L; metadata every second (no leader
 //	     read since it was left                             vouches for F: the ISR it rejoins once caught up does)
+//	F    (client's choice) lag > MaxFollowerLag/2          → L, and (F, partition) cools down as after a failure
 //
 // The lag hold (MaxFollowerLag/2 after leaving F) keeps a leader that names
 // F whatever its log end (before Kafka 3.4) from sending reads straight
@@ -175,6 +176,13 @@ func (s *replicaSelector) lagCheck(now time.Time, d *routeDecision) {
 	s.held, s.heldUntil, s.heldReason = f, now.Add(s.cfg.MaxFollowerLag/2), reasonFollowerLagging
 	s.lag.waitOn = -1
 	s.lag.leftOn, s.lag.leftAt = f, now
+	if s.cfg.Choice != nil {
+		// No leader checks that a replica the client picks has the
+		// offset: F stays refused until its cooldown ends (2 s, doubling
+		// while it keeps lagging) or it rejoins the ISR it left, as
+		// after a failure.
+		s.cooldown.fail(f, s.tp(), now, s.cfg.Cooldown)
+	}
 }
 
 // lagUnvouched reports whether the client's choice x is the follower last

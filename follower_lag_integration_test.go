@@ -309,7 +309,7 @@ func flThrottled(t *testing.T, c *ktesting.Cluster, sel kafka.ReplicaSelector) {
 	require.NoError(t, flThrottleRackB(ctx, cl, topic, b, true))
 	base := prod.count()
 	require.Eventually(t, func() bool { return prod.count() >= base+10*flBatch }, 30*time.Second, 50*time.Millisecond, "the producer stalled")
-	conn := dial(t, newDialer(), c.Addr(a))
+	conn := dialController(t, c) // a ZooKeeper cluster (2.x) takes reassignments at its controller only
 	require.NoError(t, kafka.RackTestReorderReplicas(ctx, conn, topic, 0, []int{cc, b, a}))
 	require.Eventually(t, func() bool {
 		if err := kafka.RackTestElectPreferredLeader(ctx, conn, topic, 0); err != nil && !errors.Is(err, kafka.ElectionNotNeeded) {

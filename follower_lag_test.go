@@ -227,10 +227,24 @@ func TestReplicaSelectorFollowerLagClientChoice(t *testing.T) {
 		assert.Equal(t, 2, s.current(), "back once metadata shows it in the ISR again")
 		assert.Equal(t, reasonClientChoice, d.Reason)
 	})
-	t.Run("new metadata with it in the ISR: picked again", func(t *testing.T) {
+	t.Run("new metadata with it in the ISR: refused while it cools down", func(t *testing.T) {
 		s := start(t)
-		d := s.next(evMeta(2500*time.Millisecond, rsDefault))
-		assert.Equal(t, 2, s.current())
+		s.next(evMeta(2500*time.Millisecond, rsDefault))
+		assert.Equal(t, 1, s.current(), "the cooldown of a lagging replica (2 s from 1.3 s)")
+		d := s.next(evMeta(3400*time.Millisecond, rsDefault))
+		assert.Equal(t, 2, s.current(), "picked again once the cooldown ended")
 		assert.Equal(t, reasonClientChoice, d.Reason)
+	})
+	t.Run("lagging again: a longer cooldown", func(t *testing.T) {
+		s := start(t)
+		s.next(evMeta(3400*time.Millisecond, rsDefault))
+		require.Equal(t, 2, s.current())
+		s.next(evLeaderHW(3500*time.Millisecond, 200))
+		s.next(evFollowerAt(4600*time.Millisecond, 150, 150))
+		require.Equal(t, 1, s.current(), "left again")
+		s.next(evMeta(7*time.Second, rsDefault))
+		assert.Equal(t, 1, s.current(), "a second cooldown of 4 s")
+		s.next(evMeta(8700*time.Millisecond, rsDefault))
+		assert.Equal(t, 2, s.current())
 	})
 }
