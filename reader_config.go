@@ -417,7 +417,7 @@ func (config *ReaderConfig) routing() routingConfig {
 
 		LeaderBackoffMin: config.ReadBackoffMin,
 		LeaderBackoffMax: config.ReadBackoffMax,
-		Choice:           config.ReplicaSelector,
+		Choice:           routeChooser(config.ReplicaSelector),
 
 		MaxFollowerLag: max(config.MaxFollowerLag, 0), // negative: off
 	}

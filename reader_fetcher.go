@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rackfetch/kafka-go/internal/fetchengine"
+	"github.com/rackfetch/kafka-go/internal/routing"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
@@ -20,7 +21,8 @@ import (
 //	(redial another broker, refresh metadata, check the position at the
 //	leader, back off).
 //
-// The router is the partition's replicaSelector (replica_selector.go), the
+// The router is the partition's replicaSelector (replica_selector.go,
+// adapting internal/routing), the
 // one routing state machine of the Reader, with or without a rack: without
 // one it never leaves the leader, but it still handles leader changes,
 // backoff and metadata refreshes the same way.
@@ -255,7 +257,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 		// fetches.
 		f.metaSeen = v
 		if p, ok := r.cluster.partition(f.tp.topic, f.tp.partition); ok {
-			if !f.decide(ctx, routeEvent{Kind: eventMetadata, Broker: f.router.current(), Now: f.now(), Partition: p}, 0) {
+			if !f.decide(ctx, metadataEvent(f.router.current(), f.now(), p), 0) {
 				return false
 			}
 		}
@@ -281,7 +283,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 			return false
 		}
 		f.errs++
-		return f.decide(ctx, routeEvent{Kind: eventDialFailed, Broker: broker, Now: f.now(), Err: res.Err}, r.backoff(f.errs))
+		return f.decide(ctx, failureEvent(eventDialFailed, broker, f.now(), res.Err, f.offset), r.backoff(f.errs))
 	}
 	r.stats.waitTime.observeDuration(t1.Sub(t0))
 	if res.Err != nil {
@@ -338,8 +340,8 @@ func (f *fetcher) step(ctx context.Context) bool {
 		r.rackFetched(ctx, f, broker, preferred, w.Rack != "")
 		atOnce := !res.Data && t1.Sub(t0) < res.MaxWait/2
 		f.r.failure.clear()
-		ev := routeEvent{Kind: eventFetched, Broker: broker, Now: f.now(), Preferred: preferred,
-			Empty: n == 0, FetchOffset: fetchOffset, HighWatermark: hw, NextOffset: f.offset, LongPolled: !atOnce}
+		ev := routeEvent{Event: routing.Event{Kind: eventFetched, Broker: broker, Now: f.now(), Preferred: preferred,
+			Empty: n == 0, FetchOffset: fetchOffset, HighWatermark: hw, NextOffset: f.offset, LongPolled: !atOnce}}
 		var pause time.Duration
 		if ev.Empty && preferred < 0 && atOnce {
 			// The broker answered at once with nothing for any
@@ -429,7 +431,7 @@ func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
 		}
 	}
 	f.errs++
-	return f.decide(ctx, routeEvent{Kind: eventFetchError, Broker: broker, Now: f.now(), Err: err, FetchOffset: f.offset}, r.backoff(f.errs))
+	return f.decide(ctx, failureEvent(eventFetchError, broker, f.now(), err, f.offset), r.backoff(f.errs))
 }
 
 // decide reports ev to the router and carries out its decisions, then
@@ -456,7 +458,7 @@ func (f *fetcher) decide(ctx context.Context, ev routeEvent, wait time.Duration)
 			f.r.errorf("kafka reader: partition %s: refreshing metadata: %v", f.tp, err)
 			break
 		}
-		d = f.router.next(routeEvent{Kind: eventMetadata, Broker: f.router.current(), Now: f.now(), Partition: p})
+		d = f.router.next(metadataEvent(f.router.current(), f.now(), p))
 	}
 	if validate || wait > 0 {
 		f.release()
@@ -481,8 +483,8 @@ func (f *fetcher) applyRoute(d routeDecision) {
 	}
 	from, _ := f.broker(f.routed)
 	to, _ := f.broker(d.Broker)
-	f.logReroute(from, to, f.routed, d.Broker, d.Reason)
-	f.r.stats.reroute(f.tp, d.Reason)
+	f.logReroute(from, to, f.routed, d.Broker, RerouteReason(d.Reason))
+	f.r.stats.reroute(f.tp, RerouteReason(d.Reason))
 	f.routed = d.Broker
 	f.r.stats.setRoute(f.tp, d.Broker, to.Rack, f.meta.Leader.ID)
 }
