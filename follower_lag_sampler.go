@@ -143,5 +143,5 @@ func (f *fetcher) feedLeaderEnd(ctx context.Context) bool {
 		return true
 	}
 	f.leaderEndSeen = e.seq
-	return f.decide(ctx, leaderHWEvent(f.meta.Leader.ID, e.at, e.hw), 0)
+	return f.decide(ctx, leaderHWEvent(f.meta.Leader.ID, e.at, e.hw))
 }

@@ -417,6 +417,8 @@ func (config *ReaderConfig) routing() routingConfig {
 
 		LeaderBackoffMin: config.ReadBackoffMin,
 		LeaderBackoffMax: config.ReadBackoffMax,
+		ErrorBackoffMin:  config.ReadBackoffMin,
+		ErrorBackoffMax:  config.ReadBackoffMax,
 		Choice:           routeChooser(config.ReplicaSelector),
 
 		MaxFollowerLag: max(config.MaxFollowerLag, 0), // negative: off

@@ -60,7 +60,6 @@ type fetcher struct {
 	leaderEndSeen uint64
 
 	dec      partitionDecoder
-	errs     int // consecutive failures, for the backoff
 	failures int // consecutive failures to reach the partition, for MaxAttempts
 	// unknownSince: when the partition's topic started being unknown to
 	// the brokers (zero: it is known), see failed.
@@ -257,7 +256,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 		// fetches.
 		f.metaSeen = v
 		if p, ok := r.cluster.partition(f.tp.topic, f.tp.partition); ok {
-			if !f.decide(ctx, metadataEvent(f.router.current(), f.now(), p), 0) {
+			if !f.decide(ctx, metadataEvent(f.router.current(), f.now(), p)) {
 				return false
 			}
 		}
@@ -282,8 +281,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 		if !f.failed(res.Err) {
 			return false
 		}
-		f.errs++
-		return f.decide(ctx, failureEvent(eventDialFailed, broker, f.now(), res.Err, f.offset), r.backoff(f.errs))
+		return f.decide(ctx, failureEvent(eventDialFailed, broker, f.now(), res.Err, f.offset))
 	}
 	r.stats.waitTime.observeDuration(t1.Sub(t0))
 	if res.Err != nil {
@@ -336,19 +334,13 @@ func (f *fetcher) step(ctx context.Context) bool {
 	}
 
 	if err == nil {
-		f.errs, f.failures = 0, 0
+		f.failures = 0
 		r.rackFetched(ctx, f, broker, preferred, w.Rack != "")
 		atOnce := !res.Data && t1.Sub(t0) < res.MaxWait/2
 		f.r.failure.clear()
 		ev := routeEvent{Event: routing.Event{Kind: eventFetched, Broker: broker, Now: f.now(), Preferred: preferred,
 			Empty: n == 0, FetchOffset: fetchOffset, HighWatermark: hw, NextOffset: f.offset, LongPolled: !atOnce}}
-		var pause time.Duration
-		if ev.Empty && preferred < 0 && atOnce {
-			// The broker answered at once with nothing for any
-			// partition (it did not long poll): do not spin.
-			pause = r.config.ReadBackoffMin
-		}
-		return f.decide(ctx, ev, pause)
+		return f.decide(ctx, ev)
 	}
 	return f.fetchFailed(ctx, broker, err)
 }
@@ -430,15 +422,17 @@ func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
 			}
 		}
 	}
-	f.errs++
-	return f.decide(ctx, failureEvent(eventFetchError, broker, f.now(), err, f.offset), r.backoff(f.errs))
+	return f.decide(ctx, failureEvent(eventFetchError, broker, f.now(), err, f.offset))
 }
 
 // decide reports ev to the router and carries out its decisions, then
-// waits at least wait. It reports false when the fetcher must stop.
-func (f *fetcher) decide(ctx context.Context, ev routeEvent, wait time.Duration) bool {
+// waits what they say: the router owns every wait after an event (the
+// error backoff included), the fetcher adds none. It reports false when
+// the fetcher must stop.
+func (f *fetcher) decide(ctx context.Context, ev routeEvent) bool {
 	d := f.router.next(ev)
 	validate := false
+	var wait time.Duration
 	// A decision may ask for metadata, whose arrival is one more event.
 	for i := 0; ; i++ {
 		f.accept()
