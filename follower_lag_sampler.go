@@ -10,7 +10,7 @@ import (
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
-// The leaders' high watermarks for the lag check (follower_lag.go). While
+// The leaders' high watermarks for the lag check (internal/routing/lag.go). While
 // partitions read from followers, nothing in the followers' answers says
 // how far the leader is: every MaxFollowerLag/8 the Reader sends each of
 // their leaders one ListOffsets (latest, read uncommitted: the high
