@@ -73,3 +73,19 @@ func TestReplicaSelectorAdapterPartition(t *testing.T) {
 	assert.Equal(t, newer, s.partition(), "no leader is not taken")
 	assert.Equal(t, 3, s.current())
 }
+
+// A fetch answer goes to the router without a conversion or an allocation:
+// only metadata and failures are converted.
+func TestReplicaSelectorAdapterNoAllocPerFetch(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	s := newReplicaSelector(routingConfig{Rack: "b"}, newCooldownCache(), rsDefault, t0)
+	d := s.next(routeEvent{Event: routing.Event{Kind: eventFetched, Broker: 1, Now: t0, Preferred: 2, Empty: true, FetchOffset: 10, HighWatermark: 10}})
+	assert.Equal(t, 2, d.Broker)
+	ev := routeEvent{Event: routing.Event{Kind: eventFetched, Broker: 2, Now: t0, Preferred: -1, FetchOffset: 10, HighWatermark: 100, NextOffset: 20, LongPolled: true}}
+	allocs := testing.AllocsPerRun(100, func() {
+		ev.Now = ev.Now.Add(time.Millisecond)
+		s.next(ev)
+	})
+	assert.Zero(t, allocs)
+	assert.Equal(t, 2, s.current())
+}

@@ -2,9 +2,9 @@
 // fetching (KIP-392): per partition, where to fetch next and how long to
 // wait first. It owns every routing wait (the one backoff a fetcher sleeps
 // after an event), the replica cooldowns, the client-side choice and the
-// follower lag bound. It does no I/O and never reads the clock, and knows
-// nothing of the kafka package: the Reader (selector.go) converts
-// its metadata into Partition views and classifies its errors into Failure
+// follower lag bound. It does no I/O, never reads the clock and knows
+// nothing of the kafka package, which (replica_selector.go) converts its
+// metadata into Partition views and classifies its errors into Failure
 // values.
 package routing
 
