@@ -21,11 +21,12 @@ import (
 //	(redial another broker, refresh metadata, check the position at the
 //	leader, back off).
 //
-// The router is the partition's replicaSelector (replica_selector.go,
-// adapting internal/routing), the
-// one routing state machine of the Reader, with or without a rack: without
-// one it never leaves the leader, but it still handles leader changes,
-// backoff and metadata refreshes the same way.
+// The router is the partition's replicaSelector (internal/routing, adapted
+// by replica_selector.go), the one routing state machine of the Reader,
+// with or without a rack: without one it never leaves the leader, but it
+// still handles leader changes, backoff and metadata refreshes the same
+// way. Its decision says how long to wait: the fetcher adds no wait of its
+// own.
 //
 // Replicas therefore only change between batches. Offsets are resolved at
 // the leader (reader_offsets.go); a follower is only ever sent Fetch with
