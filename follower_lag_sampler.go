@@ -10,7 +10,7 @@ import (
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
-// The leaders' high watermarks for the lag check (follower_lag.go). While
+// The leaders' high watermarks for the lag check (internal/routing/lag.go). While
 // partitions read from followers, nothing in the followers' answers says
 // how far the leader is: every MaxFollowerLag/8 the Reader sends each of
 // their leaders one ListOffsets (latest, read uncommitted: the high
@@ -143,5 +143,5 @@ func (f *fetcher) feedLeaderEnd(ctx context.Context) bool {
 		return true
 	}
 	f.leaderEndSeen = e.seq
-	return f.decide(ctx, routeEvent{Kind: eventLeaderHW, Broker: f.meta.Leader.ID, Now: e.at, HighWatermark: e.hw}, 0)
+	return f.decide(ctx, leaderHWEvent(f.meta.Leader.ID, e.at, e.hw))
 }

@@ -417,7 +417,9 @@ func (config *ReaderConfig) routing() routingConfig {
 
 		LeaderBackoffMin: config.ReadBackoffMin,
 		LeaderBackoffMax: config.ReadBackoffMax,
-		Choice:           config.ReplicaSelector,
+		ErrorBackoffMin:  config.ReadBackoffMin,
+		ErrorBackoffMax:  config.ReadBackoffMax,
+		Choice:           routeChooser(config.ReplicaSelector),
 
 		MaxFollowerLag: max(config.MaxFollowerLag, 0), // negative: off
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rackfetch/kafka-go/internal/fetchengine"
+	"github.com/rackfetch/kafka-go/internal/routing"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
@@ -20,10 +21,12 @@ import (
 //	(redial another broker, refresh metadata, check the position at the
 //	leader, back off).
 //
-// The router is the partition's replicaSelector (replica_selector.go), the
-// one routing state machine of the Reader, with or without a rack: without
-// one it never leaves the leader, but it still handles leader changes,
-// backoff and metadata refreshes the same way.
+// The router is the partition's replicaSelector (internal/routing, adapted
+// by replica_selector.go), the one routing state machine of the Reader,
+// with or without a rack: without one it never leaves the leader, but it
+// still handles leader changes, backoff and metadata refreshes the same
+// way. Its decision says how long to wait: the fetcher adds no wait of its
+// own.
 //
 // Replicas therefore only change between batches. Offsets are resolved at
 // the leader (reader_offsets.go); a follower is only ever sent Fetch with
@@ -58,7 +61,6 @@ type fetcher struct {
 	leaderEndSeen uint64
 
 	dec      partitionDecoder
-	errs     int // consecutive failures, for the backoff
 	failures int // consecutive failures to reach the partition, for MaxAttempts
 	// unknownSince: when the partition's topic started being unknown to
 	// the brokers (zero: it is known), see failed.
@@ -255,7 +257,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 		// fetches.
 		f.metaSeen = v
 		if p, ok := r.cluster.partition(f.tp.topic, f.tp.partition); ok {
-			if !f.decide(ctx, routeEvent{Kind: eventMetadata, Broker: f.router.current(), Now: f.now(), Partition: p}, 0) {
+			if !f.decide(ctx, metadataEvent(f.router.current(), f.now(), p)) {
 				return false
 			}
 		}
@@ -280,8 +282,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 		if !f.failed(res.Err) {
 			return false
 		}
-		f.errs++
-		return f.decide(ctx, routeEvent{Kind: eventDialFailed, Broker: broker, Now: f.now(), Err: res.Err}, r.backoff(f.errs))
+		return f.decide(ctx, failureEvent(eventDialFailed, broker, f.now(), res.Err, f.offset))
 	}
 	r.stats.waitTime.observeDuration(t1.Sub(t0))
 	if res.Err != nil {
@@ -334,19 +335,13 @@ func (f *fetcher) step(ctx context.Context) bool {
 	}
 
 	if err == nil {
-		f.errs, f.failures = 0, 0
+		f.failures = 0
 		r.rackFetched(ctx, f, broker, preferred, w.Rack != "")
 		atOnce := !res.Data && t1.Sub(t0) < res.MaxWait/2
 		f.r.failure.clear()
-		ev := routeEvent{Kind: eventFetched, Broker: broker, Now: f.now(), Preferred: preferred,
-			Empty: n == 0, FetchOffset: fetchOffset, HighWatermark: hw, NextOffset: f.offset, LongPolled: !atOnce}
-		var pause time.Duration
-		if ev.Empty && preferred < 0 && atOnce {
-			// The broker answered at once with nothing for any
-			// partition (it did not long poll): do not spin.
-			pause = r.config.ReadBackoffMin
-		}
-		return f.decide(ctx, ev, pause)
+		ev := routeEvent{Event: routing.Event{Kind: eventFetched, Broker: broker, Now: f.now(), Preferred: preferred,
+			Empty: n == 0, FetchOffset: fetchOffset, HighWatermark: hw, NextOffset: f.offset, LongPolled: !atOnce}}
+		return f.decide(ctx, ev)
 	}
 	return f.fetchFailed(ctx, broker, err)
 }
@@ -428,15 +423,17 @@ func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
 			}
 		}
 	}
-	f.errs++
-	return f.decide(ctx, routeEvent{Kind: eventFetchError, Broker: broker, Now: f.now(), Err: err, FetchOffset: f.offset}, r.backoff(f.errs))
+	return f.decide(ctx, failureEvent(eventFetchError, broker, f.now(), err, f.offset))
 }
 
 // decide reports ev to the router and carries out its decisions, then
-// waits at least wait. It reports false when the fetcher must stop.
-func (f *fetcher) decide(ctx context.Context, ev routeEvent, wait time.Duration) bool {
+// waits what they say: the router owns every wait after an event (the
+// error backoff included), the fetcher adds none. It reports false when
+// the fetcher must stop.
+func (f *fetcher) decide(ctx context.Context, ev routeEvent) bool {
 	d := f.router.next(ev)
 	validate := false
+	var wait time.Duration
 	// A decision may ask for metadata, whose arrival is one more event.
 	for i := 0; ; i++ {
 		f.accept()
@@ -456,7 +453,7 @@ func (f *fetcher) decide(ctx context.Context, ev routeEvent, wait time.Duration)
 			f.r.errorf("kafka reader: partition %s: refreshing metadata: %v", f.tp, err)
 			break
 		}
-		d = f.router.next(routeEvent{Kind: eventMetadata, Broker: f.router.current(), Now: f.now(), Partition: p})
+		d = f.router.next(metadataEvent(f.router.current(), f.now(), p))
 	}
 	if validate || wait > 0 {
 		f.release()
@@ -481,8 +478,8 @@ func (f *fetcher) applyRoute(d routeDecision) {
 	}
 	from, _ := f.broker(f.routed)
 	to, _ := f.broker(d.Broker)
-	f.logReroute(from, to, f.routed, d.Broker, d.Reason)
-	f.r.stats.reroute(f.tp, d.Reason)
+	f.logReroute(from, to, f.routed, d.Broker, RerouteReason(d.Reason))
+	f.r.stats.reroute(f.tp, RerouteReason(d.Reason))
 	f.routed = d.Broker
 	f.r.stats.setRoute(f.tp, d.Broker, to.Rack, f.meta.Leader.ID)
 }

@@ -1,6 +1,6 @@
 package kafka
 
-// Unit tests of the lag check on the fake brokers (follower_lag.go).
+// Unit tests of the lag check on the fake brokers (internal/routing/lag.go).
 
 import (
 	"testing"

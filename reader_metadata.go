@@ -104,7 +104,7 @@ func (r *Reader) metadataLoop(ctx context.Context) {
 		now := time.Now()
 		var every time.Duration
 		switch {
-		case r.cooldown.active(now):
+		case r.cooldown.Active(now):
 			every = readerCoolingMetadataInterval
 		case r.stats.onFollower():
 			every = readerPinnedMetadataInterval

@@ -1,9 +1,6 @@
 package kafka
 
-import (
-	"sort"
-	"time"
-)
+import "github.com/rackfetch/kafka-go/internal/routing"
 
 // Client-side replica selection: for brokers without
 // replica.selector.class, whose leaders never name a preferred replica. A
@@ -11,7 +8,7 @@ import (
 // selector, so the Reader may pick the replica itself. The broker's choice,
 // when its leader names one, always wins; the client's applies only when the
 // leader names none. The choice enters the routing state machine
-// (replica_selector.go) as a lease like the leader's, under the same rules:
+// (internal/routing) as a lease like the leader's, under the same rules:
 // in-sync replicas only, cooldowns, the flap budget, the TTL after which the
 // leader is asked again, leader changes and epochs; offsets are still
 // resolved at the leader only.
@@ -35,38 +32,7 @@ type RackAffinityReplicaSelector struct{}
 
 // SelectReplica satisfies the ReplicaSelector interface.
 func (RackAffinityReplicaSelector) SelectReplica(clientRack string, p Partition) (int, bool) {
-	if clientRack == "" {
-		return 0, false
-	}
-	var ids []int
-	for _, b := range p.Isr {
-		if replicaRack(p, b) != clientRack {
-			continue
-		}
-		if b.ID == p.Leader.ID {
-			return b.ID, true
-		}
-		ids = append(ids, b.ID)
-	}
-	if len(ids) == 0 {
-		return 0, false
-	}
-	sort.Ints(ids)
-	return ids[p.ID%len(ids)], true
-}
-
-// replicaRack returns b's rack, from wherever p carries it: metadata may
-// list a broker with its rack in one list and by ID only in another.
-func replicaRack(p Partition, b Broker) string {
-	if b.Rack != "" {
-		return b.Rack
-	}
-	for _, r := range append([]Broker{p.Leader}, p.Replicas...) {
-		if r.ID == b.ID && r.Rack != "" {
-			return r.Rack
-		}
-	}
-	return ""
+	return routing.RackAffinity{}.Choose(clientRack, routingPartition(p))
 }
 
 // ReplicaToRead returns the broker a Conn should dial to read partition p
@@ -80,9 +46,10 @@ func ReplicaToRead(sel ReplicaSelector, clientRack string, p Partition) Broker {
 	if sel == nil {
 		sel = RackAffinityReplicaSelector{}
 	}
-	if id, ok := sel.SelectReplica(clientRack, readablePartition(p, func(int) bool { return true })); ok {
+	view := routingPartition(p)
+	if id, ok := routeChooser(sel).Choose(clientRack, routing.Readable(view, func(int) bool { return true })); ok && routing.InSync(&view, id) {
 		for _, b := range p.Replicas {
-			if b.ID == id && b.Host != "" && replicaReadable(p, id) {
+			if b.ID == id && b.Host != "" {
 				return b
 			}
 		}
@@ -90,168 +57,22 @@ func ReplicaToRead(sel ReplicaSelector, clientRack string, p Partition) Broker {
 	return p.Leader
 }
 
-// replicaReadable reports whether broker id is in p's ISR, not offline and
-// has an address in p.
-func replicaReadable(p Partition, id int) bool {
-	s := replicaSelector{part: p}
-	return s.inSync(id)
+// routeChooser adapts sel to the router (nil: no client-side choice).
+// RackAffinityReplicaSelector runs on the routing view itself: no
+// conversion to a kafka.Partition each time it is asked.
+func routeChooser(sel ReplicaSelector) routing.Chooser {
+	switch sel.(type) {
+	case nil:
+		return nil
+	case RackAffinityReplicaSelector:
+		return routing.RackAffinity{}
+	}
+	return selectorChooser{sel}
 }
 
-// readablePartition returns p with Isr reduced to the replicas that are
-// readable per p and ok; p itself when none is left out.
-func readablePartition(p Partition, ok func(id int) bool) Partition {
-	all := true
-	for _, b := range p.Isr {
-		if !replicaReadable(p, b.ID) || !ok(b.ID) {
-			all = false
-			break
-		}
-	}
-	if all {
-		return p
-	}
-	isr := make([]Broker, 0, len(p.Isr))
-	for _, b := range p.Isr {
-		if replicaReadable(p, b.ID) && ok(b.ID) {
-			isr = append(isr, b)
-		}
-	}
-	p.Isr = isr
-	return p
-}
+// selectorChooser asks a ReplicaSelector of the application.
+type selectorChooser struct{ sel ReplicaSelector }
 
-// reasonClientChoice labels a move to the replica the client's
-// ReplicaSelector picked.
-const reasonClientChoice routeReason = "client-selected replica"
-
-// clientChoice returns the follower the client's selector picks for the
-// partition now, or -1 for the leader (no selector, no pick, the leader
-// picked, a pick that is not usable, or the leader naming a replica that
-// is refused: the broker's choice wins, even refused).
-func (s *replicaSelector) clientChoice(now time.Time) int {
-	if s.cfg.Choice == nil || s.leader < 0 || (s.held >= 0 && now.Before(s.heldUntil)) {
-		return -1
-	}
-	p := readablePartition(s.part, func(id int) bool { return !s.cooldown.cooling(id, s.tp(), now) })
-	id, ok := s.cfg.Choice.SelectReplica(s.cfg.Rack, p)
-	if !ok || id == s.leader || !s.usable(id, now) {
-		s.cooldown.wait(s.tp(), s.awaitsReplica(now), now)
-		return -1
-	}
-	if s.lagUnvouched(id) {
-		s.cooldown.wait(s.tp(), true, now) // metadata every second until it says
-		return -1
-	}
-	s.cooldown.wait(s.tp(), false, now)
-	return id
-}
-
-// choiceState is what client-side selection remembers of a partition.
-type choiceState struct {
-	// racks of the replicas, as metadata last told them: a broker that is
-	// down is listed by ID only, and its rack is still where it will be.
-	racks map[int]string
-}
-
-// remember notes the racks of p's replicas that p tells.
-func (c *choiceState) remember(p Partition) {
-	for _, b := range p.Replicas {
-		if r := replicaRack(p, b); r != "" {
-			if c.racks == nil {
-				c.racks = map[int]string{}
-			}
-			c.racks[b.ID] = r
-		}
-	}
-}
-
-// awaitsReplica reports whether the selector would pick a follower if every
-// replica were in sync and healthy: one that failed, left the ISR, is
-// offline or down. No leader names it when it is back, so the Reader
-// re-reads metadata meanwhile (cooldownCache.active) to see it rejoin.
-func (s *replicaSelector) awaitsReplica(now time.Time) bool {
-	s.choice.remember(s.part)
-	all := s.part
-	all.Replicas = make([]Broker, len(s.part.Replicas))
-	for i, b := range s.part.Replicas {
-		b.Rack = s.choice.racks[b.ID]
-		all.Replicas[i] = b
-	}
-	all.Isr = all.Replicas
-	id, ok := s.cfg.Choice.SelectReplica(s.cfg.Rack, all)
-	return ok && id != s.leader && !s.usable(id, now)
-}
-
-// choiceWaitTTL bounds how long a partition counts as waiting for its
-// replica after the router last found it so: a partition no longer read
-// stops the refreshes.
-const choiceWaitTTL = 30 * time.Second
-
-// wait records whether partition tp waits for its client-selected replica
-// at now.
-func (c *cooldownCache) wait(tp topicPartition, waiting bool, now time.Time) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !waiting {
-		delete(c.waits, tp)
-		return
-	}
-	if c.waits == nil {
-		c.waits = map[topicPartition]time.Time{}
-	}
-	c.waits[tp] = now.Add(choiceWaitTTL)
-}
-
-// waitingLocked reports whether a partition waits for its replica at now,
-// forgetting the waits that lapsed; c.mu is held.
-func (c *cooldownCache) waitingLocked(now time.Time) bool {
-	for tp, until := range c.waits {
-		if now.Before(until) {
-			return true
-		}
-		delete(c.waits, tp)
-	}
-	return false
-}
-
-// clientLease moves reads to the client's choice when the leader names no
-// replica (its answer was -1, or metadata arrived while reading from it).
-// renew is the follower the TTL just took reads from: going back to it is a
-// renewal, off the flap budget, as for the leader's naming. It reports
-// whether reads are on the client's choice.
-func (s *replicaSelector) clientLease(d *routeDecision, renew int, now time.Time) bool {
-	x := s.clientChoice(now)
-	if x < 0 {
-		return false
-	}
-	if x != s.cur && x != renew {
-		ok, _ := s.budgetLeft(now)
-		if !ok {
-			if d.Reason == "" {
-				d.Reason = reasonFlapDamped
-			}
-			return false
-		}
-		s.switches = append(s.switches, now)
-	}
-	s.route(d, x, reasonClientChoice, now)
-	s.pinnedAt = now
-	return true
-}
-
-// onMetadataChoice applies the client's choice to new metadata while reads
-// are on the leader: at start, after a leader change, and once a replica
-// that failed is back in the ISR (its cooldown ended), without waiting for
-// the leader's next answer.
-func (s *replicaSelector) onMetadataChoice(p Partition, now time.Time, d *routeDecision) {
-	if s.cfg.Choice != nil {
-		s.choice.remember(p)
-	}
-	if p.Leader.ID < 0 || s.cur != s.leader {
-		return
-	}
-	s.clientLease(d, -1, now)
+func (c selectorChooser) Choose(clientRack string, p routing.Partition) (int, bool) {
+	return c.sel.SelectReplica(clientRack, kafkaPartition(p))
 }

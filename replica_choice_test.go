@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -8,9 +9,36 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// Client-side selection (replica_choice.go) on rsDefault: leader 1 (rack
-// a), ISR {1,2,3}, the client in rack b, so RackAffinityReplicaSelector
-// picks broker 2.
+// The public side of client-side selection; the routing through it is
+// tested in internal/routing (choice_test.go). The partition is replicated
+// on brokers 1..4 (racks a..d), leader 1 at epoch 5, ISR {1,2,3}.
+
+func rsBroker(id int) Broker {
+	if id < 0 {
+		return Broker{ID: id}
+	}
+	return Broker{ID: id, Host: fmt.Sprintf("broker-%d", id), Port: 9092, Rack: string(rune('a' + id - 1))}
+}
+
+// rsPart returns the partition led by leader at epoch, replicas 1..4, ISR isr.
+func rsPart(leader, epoch int, isr ...int) Partition {
+	p := Partition{Topic: "t", Leader: rsBroker(leader), LeaderEpoch: epoch}
+	for id := 1; id <= 4; id++ {
+		p.Replicas = append(p.Replicas, rsBroker(id))
+	}
+	for _, id := range isr {
+		p.Isr = append(p.Isr, rsBroker(id))
+	}
+	return p
+}
+
+var rsDefault = rsPart(1, 5, 1, 2, 3)
+
+// rsOffline marks broker id offline in p.
+func rsOffline(p Partition, id int) Partition {
+	p.OfflineReplicas = []Broker{{ID: id}}
+	return p
+}
 
 // rsPick is a ReplicaSelector that returns id and records what it saw.
 type rsPick struct {
@@ -23,121 +51,6 @@ func (p rsPick) SelectReplica(rack string, part Partition) (int, bool) {
 		*p.seen = append(*p.seen, part)
 	}
 	return p.id, p.id >= 0
-}
-
-func TestReplicaSelectorClientChoiceTransitions(t *testing.T) {
-	rack := RackAffinityReplicaSelector{}
-	cb := routingConfig{Rack: "b", Choice: rack}
-	ca := routingConfig{Rack: "a", Choice: rack}
-	ttl1s := routingConfig{Rack: "b", Choice: rack, PreferenceTTL: time.Second}
-	pick4 := routingConfig{Rack: "b", Choice: rsPick{id: 4}}
-	noRackPick3 := routingConfig{Choice: rsPick{id: 3}}
-	cool2 := func(c *cooldownCache) { c.fail(2, wholeBroker, rsT0, 5*time.Minute) }
-	cool3 := func(c *cooldownCache) { c.fail(3, wholeBroker, rsT0, 5*time.Minute) }
-	isr13 := rsPart(1, 5, 1, 3)
-	led2 := rsPart(2, 5, 1, 2, 3)
-	offline2 := rsOffline(rsDefault, 2)
-	noHost2 := rsNoHost(rsDefault, 2)
-	start := []routeEvent{evMeta(0, rsDefault)} // the fetcher's first event: reads move to 2
-	full := func(s *replicaSelector) {
-		for i := 0; i < routeDefaultMaxSwitches; i++ {
-			s.switches = append(s.switches, rsT0.Add(time.Duration(i)*time.Millisecond))
-		}
-	}
-
-	cases := []rsCase{
-		// Where the client's choice applies.
-		{name: "metadata at start moves reads to the in-rack replica", cfg: &cb, ev: evMeta(0, rsDefault),
-			want: routeDecision{Broker: 2, Changed: true, Reason: reasonClientChoice}},
-		{name: "the leader's -1 moves reads to the in-rack replica", cfg: &cb, ev: evFetch(0, 1, -1),
-			want: routeDecision{Broker: 2, Changed: true, Reason: reasonClientChoice}},
-		{name: "no selector: the leader's -1 keeps reads on the leader", ev: evFetch(0, 1, -1), want: routeDecision{Broker: 1}},
-		{name: "no selector: metadata keeps reads on the leader", ev: evMeta(0, rsDefault), want: routeDecision{Broker: 1}},
-		{name: "a custom selector works without a rack", cfg: &noRackPick3, ev: evMeta(0, rsDefault),
-			want: routeDecision{Broker: 3, Changed: true, Reason: reasonClientChoice}},
-
-		// The broker's choice wins.
-		{name: "the leader's named replica wins over the client's", cfg: &cb, ev: evNamed(0, 1, 3),
-			want: routeDecision{Broker: 3, Changed: true, Reason: reasonPreferred}},
-		{name: "a named replica refused (cooling) keeps reads on the leader", cfg: &cb, prep: cool3,
-			setup: []routeEvent{evNamed(0, 1, 3)}, ev: evFetch(100*time.Millisecond, 1, -1),
-			want: routeDecision{Broker: 1, OmitRack: true}},
-		{name: "the leader naming itself keeps reads there", cfg: &cb, ev: evNamed(0, 1, 1), want: routeDecision{Broker: 1}},
-
-		// ISR only.
-		{name: "pick out of the ISR: leader", cfg: &cb, init: &isr13, ev: evMeta(0, isr13), want: routeDecision{Broker: 1}},
-		{name: "pick offline: leader", cfg: &cb, init: &offline2, ev: evMeta(0, offline2), want: routeDecision{Broker: 1}},
-		{name: "pick without a host: leader", cfg: &cb, init: &noHost2, ev: evMeta(0, noHost2), want: routeDecision{Broker: 1}},
-		{name: "a custom pick out of the ISR is not read", cfg: &pick4, ev: evFetch(0, 1, -1), want: routeDecision{Broker: 1}},
-		{name: "the leader in the client's rack: stay", cfg: &ca, ev: evFetch(0, 1, -1), want: routeDecision{Broker: 1}},
-
-		// Cooldowns and the flap budget.
-		{name: "pick cooling down: leader", cfg: &cb, prep: cool2, ev: evFetch(0, 1, -1), want: routeDecision{Broker: 1}},
-		{name: "flap budget used up: leader", cfg: &cb, mid: full, ev: evFetch(time.Second, 1, -1),
-			want: routeDecision{Broker: 1, Reason: reasonFlapDamped}},
-		{name: "dial failure of the pick: leader, broker cools down", cfg: &cb, setup: start, ev: evDial(time.Second, 2),
-			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed},
-			check: func(t *testing.T, s *replicaSelector) {
-				assert.True(t, s.cooldown.cooling(2, rsOtherTP, rsT0.Add(time.Second)), "broker 2 cools down for every partition")
-			}},
-		{name: "after a failure the leader's -1 does not return to the cooling pick", cfg: &cb,
-			setup: []routeEvent{evMeta(0, rsDefault), evDial(time.Second, 2)}, ev: evFetch(1500*time.Millisecond, 1, -1),
-			want: routeDecision{Broker: 1}},
-		{name: "the pick back in the ISR after leaving it: reads return at the metadata", cfg: &cb,
-			setup: []routeEvent{evMeta(0, rsDefault), evDial(time.Second, 2), evMeta(1500*time.Millisecond, isr13)},
-			ev:    evMeta(1800*time.Millisecond, rsDefault),
-			want:  routeDecision{Broker: 2, Changed: true, Reason: reasonClientChoice}},
-		{name: "partition error of the pick (OffsetOutOfRange): leader, no reset", cfg: &cb, setup: start,
-			ev:   evErr(time.Second, 2, OffsetOutOfRange),
-			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerFailed}},
-
-		// The TTL re-asks the leader; its -1 renews the pick off the budget.
-		{name: "TTL: back to the leader", cfg: &ttl1s, setup: start, ev: evTick(time.Second),
-			want: routeDecision{Broker: 1, Changed: true, Reason: reasonTTL}},
-		{name: "TTL: the leader's -1 renews the pick", cfg: &ttl1s, setup: []routeEvent{evMeta(0, rsDefault), evTick(time.Second)},
-			ev: evFetch(1100*time.Millisecond, 1, -1), want: routeDecision{Broker: 2, Changed: true, Reason: reasonClientChoice},
-			check: func(t *testing.T, s *replicaSelector) {
-				assert.Len(t, s.switches, 1, "a renewal uses no room in the flap budget")
-				assert.Equal(t, rsT0.Add(1100*time.Millisecond), s.pinnedAt, "the TTL restarts")
-			}},
-		{name: "TTL: the leader naming another replica wins", cfg: &ttl1s, setup: []routeEvent{evMeta(0, rsDefault), evTick(time.Second)},
-			ev: evNamed(1100*time.Millisecond, 1, 3), want: routeDecision{Broker: 3, Changed: true, Reason: reasonPreferred}},
-		{name: "a follower's -1 keeps the pick", cfg: &cb, setup: start, ev: evFetch(time.Second, 2, -1), want: routeDecision{Broker: 2}},
-
-		// Epochs and leader changes.
-		{name: "stale-client error of the pick: refresh, stay", cfg: &cb, setup: start, ev: evErr(time.Second, 2, FencedLeaderEpoch),
-			want: routeDecision{Broker: 2, Reason: reasonStaleClient, RefreshMetadata: true, Backoff: 50 * time.Millisecond}},
-		{name: "leader change while on the pick: stay, validate", cfg: &cb, setup: start, ev: evMeta(time.Second, rsPart(3, 6, 1, 2, 3)),
-			want: routeDecision{Broker: 2, Reason: reasonLeaderChanged, ValidateOffset: true}},
-		{name: "the in-rack leader loses leadership: stay on it as a follower, validate", cfg: &cb, init: &led2,
-			ev: evMeta(time.Second, rsPart(1, 6, 1, 2, 3)), want: routeDecision{Broker: 2, Reason: reasonClientChoice, ValidateOffset: true}},
-		{name: "the pick leaves the ISR: leader", cfg: &cb, setup: start, ev: evMeta(time.Second, isr13),
-			want: routeDecision{Broker: 1, Changed: true, Reason: reasonFollowerGone}},
-		{name: "metadata with an older epoch changes nothing", cfg: &cb, setup: start, ev: evMeta(time.Second, rsPart(3, 4, 1, 3)),
-			want: routeDecision{Broker: 2}},
-		{name: "metadata without a leader: no pick", cfg: &cb, ev: evMeta(0, rsPart(-1, 6, 2, 3)),
-			want: routeDecision{Broker: 1, Reason: reasonLeaderError, RefreshMetadata: true, Backoff: 100 * time.Millisecond}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) { runRouteCase(t, tc) })
-	}
-}
-
-// The selector sees only the replicas the Reader may read now.
-func TestReplicaSelectorClientChoiceSeesUsableISR(t *testing.T) {
-	var seen []Partition
-	c := newCooldownCache()
-	c.fail(3, wholeBroker, rsT0, 5*time.Minute)
-	s := newReplicaSelector(routingConfig{Rack: "b", Choice: rsPick{id: -1, seen: &seen}}, c, rsOffline(rsDefault, 2), rsT0)
-	d := s.next(evFetch(0, 1, -1))
-	assert.Equal(t, 1, d.Broker)
-	require.NotEmpty(t, seen) // a second call asks what it would pick with every replica in sync
-	var ids []int
-	for _, b := range seen[0].Isr {
-		ids = append(ids, b.ID)
-	}
-	assert.Equal(t, []int{1}, ids, "offline 2 and cooling 3 left out")
-	assert.Len(t, s.part.Isr, 3, "the selector's own metadata is not changed")
 }
 
 func TestRackAffinityReplicaSelector(t *testing.T) {
@@ -176,42 +89,17 @@ func TestReplicaToRead(t *testing.T) {
 	assert.Equal(t, Broker{}, ReplicaToRead(nil, "b", Partition{}), "no metadata: no panic")
 }
 
-// While the pick is out of the ISR no leader will say when it is back: the
-// Reader keeps metadata fresh (cooldownCache.active) until it is read.
-func TestReplicaSelectorClientChoiceWaitsForReplica(t *testing.T) {
-	c := newCooldownCache()
-	isr13 := rsPart(1, 5, 1, 3)
-	s := newReplicaSelector(routingConfig{Rack: "b", Choice: RackAffinityReplicaSelector{}}, c, isr13, rsT0)
-	d := s.next(evMeta(0, isr13))
-	assert.Equal(t, 1, d.Broker)
-	assert.True(t, c.active(rsT0), "waiting for broker 2 keeps metadata fresh")
-	assert.False(t, c.active(rsT0.Add(choiceWaitTTL)), "a wait lapses when nobody renews it")
-
-	d = s.next(evMeta(time.Second, rsDefault))
-	assert.Equal(t, routeDecision{Broker: 2, Changed: true, Reason: reasonClientChoice}, d)
-	assert.False(t, c.active(rsT0.Add(time.Second)), "read again: no more waiting")
-
-	// A client whose rack holds the leader waits for nothing.
-	c2 := newCooldownCache()
-	s2 := newReplicaSelector(routingConfig{Rack: "a", Choice: RackAffinityReplicaSelector{}}, c2, isr13, rsT0)
-	s2.next(evFetch(0, 1, -1))
-	assert.False(t, c2.active(rsT0))
-	// Nor one whose rack has no replica.
-	s3 := newReplicaSelector(routingConfig{Rack: "z", Choice: RackAffinityReplicaSelector{}}, c2, isr13, rsT0)
-	s3.next(evFetch(0, 1, -1))
-	assert.False(t, c2.active(rsT0))
-}
-
-// A broker that is down is listed by ID only: the rack metadata told
-// before says the pick is waited for.
-func TestReplicaSelectorClientChoiceWaitsForDownBroker(t *testing.T) {
-	c := newCooldownCache()
-	s := newReplicaSelector(routingConfig{Rack: "b", Choice: RackAffinityReplicaSelector{}}, c, rsDefault, rsT0)
-	require.Equal(t, 2, s.next(evMeta(0, rsDefault)).Broker)
-	down := rsNoHost(rsPart(1, 5, 1, 3), 2)
-	assert.Equal(t, 1, s.next(evMeta(time.Second, down)).Broker, "broker 2 left the ISR")
-	s.next(evFetch(time.Minute, 1, -1)) // long after any cooldown
-	assert.True(t, c.active(rsT0.Add(time.Minute)), "waiting for broker 2 keeps metadata fresh")
-	d := s.next(evMeta(time.Minute+time.Second, rsDefault))
-	assert.Equal(t, routeDecision{Broker: 2, Changed: true, Reason: reasonClientChoice}, d, "back in the ISR: read again")
+// The Reader's router asks an application's ReplicaSelector with the
+// kafka.Partition it accepted, ISR reduced to what may be read.
+func TestReplicaSelectorAdapterAsksSelector(t *testing.T) {
+	var seen []Partition
+	cfg := routingConfig{Rack: "b", Choice: routeChooser(rsPick{id: 3, seen: &seen})}
+	s := newReplicaSelector(cfg, newCooldownCache(), rsOffline(rsDefault, 2), time.Unix(0, 0))
+	d := s.next(metadataEvent(1, time.Unix(1, 0), rsOffline(rsDefault, 2)))
+	assert.Equal(t, 3, d.Broker, "the application's pick")
+	assert.Equal(t, RerouteClientChoice, RerouteReason(d.Reason))
+	require.NotEmpty(t, seen)
+	want := rsOffline(rsDefault, 2)
+	want.Isr = []Broker{rsBroker(1), rsBroker(3)}
+	assert.Equal(t, want, seen[0], "offline 2 left out, the rest as metadata said")
 }

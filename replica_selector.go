@@ -5,713 +5,174 @@ import (
 	"errors"
 	"time"
 
+	"github.com/rackfetch/kafka-go/internal/routing"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
-// The routing state machine of rack-aware fetching (KIP-392).
-//
-// One replicaSelector exists per partition a Reader fetches, whether or not
-// the Reader has a rack: without one it never leaves the leader, but leader
-// changes, backoff and metadata refreshes go through the same transitions.
-// It does no I/O, starts no goroutine and never reads the clock: the
-// fetcher reports what happened (an event, carrying the time) and gets
-// where to fetch next (a decision). Switches happen only between batches, because the fetcher only
-// asks between batches: records already fetched are always delivered.
-//
-// Transition table. L is the leader, F a follower, X the replica the leader
-// names as preferred. The flap budget counts leases, i.e. moves to a
-// follower, and only they are ever refused for it. Moves back to the leader
-// (a failure, the TTL, a leader change) are never refused and do not count:
-// a failing follower is already kept away by its cooldown, and counting the
-// way back too would keep reads off a recovered follower for a minute. A
-// renewal, the leader's first answer after the TTL took reads from F naming
-// F again, is not a new lease either (it happens at most once per TTL).
-//
-//	on   event                                      → decision
-//	L    fetched from L, X usable (*)               → F=X for PreferenceTTL      reasonPreferred
-//	L    fetched from L, X not in ISR / no host     → L, RefreshMetadata, hold   reasonUnknownReplica
-//	L    fetched from L, X cooling down             → L                          reasonCoolingDown
-//	L    fetched from L, flap budget used up        → L                          reasonFlapDamped
-//	L    fetched from L, X = F the TTL just left    → F=X, a renewal (*)         reasonPreferred
-//	L    fetched from L, -1 (or Rack == "")         → L
-//	L    leadership/epoch error or disconnect of L  → L, RefreshMetadata, Backoff (grows, bounded)
-//	L    dial failure of L                          → L, RefreshMetadata, Backoff (grows, bounded)
-//	L    other error of L                           → L, Backoff; OffsetOutOfRange: no backoff (the Reader resets)
-//	F    fetched from F, -1                         → F (the TTL is not extended)
-//	F    fetched from F, empty at once, at/above HW → F, Backoff FollowerBackoffMin→Max (a non-empty fetch resets)
-//	F    stale-client error of F (†), ≤ 3 in a row  → F, RefreshMetadata, Backoff  reasonStaleClient
-//	F    partition error of F (‡)                   → L at once, (F, partition) cools down  reasonFollowerFailed
-//	F    broker failure of F (§)                    → L at once, F cools down for all        reasonFollowerFailed
-//	F    F cooling (it failed for another partition)→ L                          reasonFollowerFailed
-//	F    any event after PreferenceTTL              → L                          reasonTTL
-//	F    fetched from L, -1                         → L                          reasonLeaderPreferred
-//	F    fetched from L naming F again              → F, the TTL restarts
-//	F    fetched from L naming a refused replica    → L                          the refusal's reason
-//	any  metadata with a lower leader epoch         → ignored
-//	L    metadata, other leader or higher epoch     → new L, ValidateOffset      reasonLeaderChanged
-//	F    metadata, other leader or higher epoch     → F if still usable, else new L; ValidateOffset
-//	F    metadata, F out of the ISR/offline/unknown → L                          reasonFollowerGone
-//	any  metadata without a leader                  → unchanged, RefreshMetadata, Backoff
-//	any  metadata, a cooling replica back in the ISR after it was seen out → its cooldown ends
-//	     (a follower lagging the leader by more than MaxFollowerLag: follower_lag.go)
-//
-// With a client-side ReplicaSelector (replica_choice.go), C being its pick
-// among the usable replicas (none: the rows above apply unchanged):
-//
-//	L    fetched from L, -1, C usable (*)           → F=C for PreferenceTTL      reasonClientChoice
-//	L    fetched from L, -1, C = F the TTL just left→ F=C, a renewal             reasonClientChoice
-//	L    fetched from L, -1, flap budget used up    → L                          reasonFlapDamped
-//	L    metadata (start, leader change, cooldown over), C usable → F=C          reasonClientChoice
-//	L    while a replica the leader named is refused→ L (the broker's choice wins)
-//	F    fetched from L, -1, C = F                  → F, the TTL restarts
-//	F    fetched from L naming X                    → as above: the broker's X wins
-//
-// (*) usable: in the ISR of the latest metadata, with a host there, not
-// offline, not cooling down, and fewer than MaxSwitchesPerMinute leases in
-// the last 60 s (a renewal needs no room in the budget, and uses none).
-// (†) FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH or NOT_LEADER_OR_FOLLOWER
-// from a follower say the CLIENT's view is stale (its epoch is older or
-// newer than the replica's), not that the replica is broken: a leader
-// change gives them for every partition it touches. Fresh metadata decides:
-// the replica still in the ISR is read again with the new epoch; out of it,
-// reads go to the leader (reasonFollowerGone). Only a replica that keeps
-// saying so with fresh metadata counts as failed for the partition.
-// (‡) Kafka errors about one partition (OffsetOutOfRange — a follower's
-// range is not authoritative, only the leader decides resets —, unknown
-// partition, replica not available, corrupt records, ...).
-// (§) the dial, the connection (reset, EOF, timeouts), a stall, and
-// KAFKA_STORAGE_ERROR. Cooldowns start short and grow when the same
-// replica fails again soon (cooldown.go).
-// Offsets are only ever resolved at the leader: ValidateOffset is a check
-// the fetcher makes at the leader, even while fetches stay on F.
-//
-// While the leader keeps naming a replica this selector refuses, the
-// decision carries OmitRack: a leader that names a preferred replica answers
-// without records, so the fetcher asks it without the client rack (the
-// broker then names nobody and serves the records) until the refusal ends
-// (the cooldown's end, the flap budget's next free slot, or for a replica
-// unknown to metadata a hold of 1 s doubling up to 10 s while it stays
-// unknown, or a metadata refresh showing it). Each refusal of an empty answer
-// also backs off (FollowerBackoffMin→Max), in case the rack is sent anyway.
-// Reports about a broker the partition no longer reads from are stale and
-// change nothing, except that a failed follower still cools down.
+// The routing state machine of rack-aware fetching (KIP-392) lives in
+// internal/routing: its transition table is at the top of
+// internal/routing/selector.go, the cooldowns, the client-side choice and
+// the follower lag bound are in the same package, with their table tests.
+// It owns every routing wait: the decision's Backoff is the only wait of a
+// fetcher after an event. This file adapts it to the Reader: it converts a
+// kafka.Partition into the routing view, classifies kafka errors into
+// routing.Failure values, and keeps the kafka.Partition the router accepted,
+// so that the fetcher reads its leader and epoch without a conversion per
+// fetch.
 
-// routeEventKind says what happened to the partition's last fetch.
-type routeEventKind int
-
+// The events a fetcher reports (routing.EventKind).
 const (
-	// eventFetched: a fetch answered without a partition error.
-	// Preferred is the response's preferred read replica (-1: none);
-	// Empty and HighWatermark describe the records returned.
-	eventFetched routeEventKind = iota
-	// eventFetchError: the broker answered with a partition error, or the
-	// request failed (timeout, disconnect). Err holds it.
-	eventFetchError
-	// eventDialFailed: the broker could not be reached.
-	eventDialFailed
-	// eventMetadata: new metadata for the partition arrived (Partition).
-	eventMetadata
-	// eventTick: time passed (TTL expiry is checked on every event too).
-	eventTick
-	// eventLeaderHW: the leader's high watermark (HighWatermark) was
-	// read at Now (follower_lag.go).
-	eventLeaderHW
+	eventFetched    = routing.EventFetched
+	eventFetchError = routing.EventFetchError
+	eventDialFailed = routing.EventDialFailed
+	eventMetadata   = routing.EventMetadata
+	eventLeaderHW   = routing.EventLeaderHW
 )
 
-// routeEvent is one input of the state machine.
+// routeEvent is a routing event as the fetcher knows it: with the error of
+// a failure and the kafka view of new metadata, both converted by next.
 type routeEvent struct {
-	Kind   routeEventKind
-	Broker int       // the broker the event concerns (the one fetched from)
-	Now    time.Time // the caller's clock, so tests control time
-
-	Preferred     int   // eventFetched: preferred read replica, -1 for none
-	Empty         bool  // eventFetched: no records returned
-	FetchOffset   int64 // eventFetched: the offset fetched
-	HighWatermark int64 // eventFetched: the responding replica's high watermark
-	NextOffset    int64 // eventFetched: the position after the records returned
-	LongPolled    bool  // eventFetched: the broker held the fetch (an empty answer is no spin)
-
-	Err error // eventFetchError, eventDialFailed
-
-	Partition Partition // eventMetadata: the partition's current metadata
+	routing.Event
+	Err       error     // eventFetchError, eventDialFailed
+	Partition Partition // eventMetadata
 }
 
-// routeReason names why reads moved; it labels stats and log lines. The
-// exported names are in reroute_reason.go.
+// routingConfig holds the Reader's routing settings (ReaderConfig.routing).
+type routingConfig = routing.Config
+
+// routeDecision is where and when to fetch next.
+type routeDecision = routing.Decision
+
+// routeReason labels stats and log lines; the values are RerouteReason's.
 type routeReason = RerouteReason
 
-const (
-	reasonPreferred       routeReason = "preferred replica"
-	reasonTTL             routeReason = "preference expired"
-	reasonFollowerFailed  routeReason = "follower failed"
-	reasonFollowerGone    routeReason = "follower left the ISR"
-	reasonUnknownReplica  routeReason = "preferred replica not in metadata or ISR"
-	reasonLeaderChanged   routeReason = "leader changed"
-	reasonLeaderPreferred routeReason = "leader named no preference"
-	reasonFollowerLagging routeReason = "follower lagging"
-
-	// Labels of decisions that stay where they are (Changed is false).
-	reasonCoolingDown routeReason = "preferred replica cooling down"
-	reasonFlapDamped  routeReason = "replica switch budget used up"
-	reasonLeaderError routeReason = "leader failed"
-	reasonStaleClient routeReason = "client metadata stale"
-)
-
-// routeDecision is the state machine's output: where and when to fetch next.
-type routeDecision struct {
-	Broker int // broker id to fetch from next (the leader or a follower)
-
-	// Changed is set when Broker differs from the previous decision;
-	// Reason says why. The fetcher logs one line per change.
-	Changed bool
-	Reason  routeReason
-
-	// RefreshMetadata asks the fetcher to reload the partition's metadata
-	// (and report it back as eventMetadata) before the next fetch.
-	RefreshMetadata bool
-
-	// ValidateOffset asks the fetcher to check its position with
-	// OffsetForLeaderEpoch at the leader (KIP-320) before fetching: the
-	// leader changed. The check goes to the leader whatever Broker is: a
-	// follower still in the ISR keeps serving the fetches.
-	ValidateOffset bool
-
-	// Backoff is how long to wait before the next fetch (a follower behind
-	// the fetch offset answers at once with nothing; an error backs off).
-	Backoff time.Duration
-
-	// OmitRack asks the fetcher to send the next fetch (to the leader)
-	// without the client's rack. It is set while the leader names a
-	// replica this selector refuses (cooling down, unknown, over the flap
-	// budget): such a leader answers with no records, so without the rack
-	// it names nobody and serves the partition itself.
-	OmitRack bool
+// metadataEvent reports p, the partition's metadata as the cache has it.
+func metadataEvent(broker int, now time.Time, p Partition) routeEvent {
+	return routeEvent{Event: routing.Event{Kind: eventMetadata, Broker: broker, Now: now}, Partition: p}
 }
 
-// routingConfig holds the Reader's routing settings.
-type routingConfig struct {
-	Rack string // the client's rack; empty disables follower fetching
-
-	// PreferenceTTL bounds how long a preferred replica is used before
-	// the leader is asked again (default 5 minutes).
-	PreferenceTTL time.Duration
-
-	// Cooldown is how long a failed replica is not used (default 5 minutes).
-	Cooldown time.Duration
-
-	// MaxSwitchesPerMinute damps flapping: a partition moves its reads to
-	// a follower at most this often, whatever the brokers say (default 4).
-	MaxSwitchesPerMinute int
-
-	// FollowerBackoffMin/Max bound the wait when a follower has nothing yet
-	// above the fetch offset (defaults 50ms, 1s).
-	FollowerBackoffMin, FollowerBackoffMax time.Duration
-
-	// LeaderBackoffMin/Max bound the wait after consecutive failures of
-	// the leader (defaults 100ms, 1s: ReaderConfig.ReadBackoffMin/Max).
-	LeaderBackoffMin, LeaderBackoffMax time.Duration
-
-	// Choice picks a replica when the leader names none (replica_choice.go;
-	// nil: never).
-	Choice ReplicaSelector
-	// MaxFollowerLag bounds how far reads may wait on a follower behind
-	// the leader (follower_lag.go); zero turns the check off.
-	MaxFollowerLag time.Duration
+// failureEvent reports a failed dial (kind eventDialFailed) or fetch.
+func failureEvent(kind routing.EventKind, broker int, now time.Time, err error, offset int64) routeEvent {
+	return routeEvent{Event: routing.Event{Kind: kind, Broker: broker, Now: now, FetchOffset: offset}, Err: err}
 }
 
-const (
-	routeDefaultTTL                = 5 * time.Minute
-	routeDefaultCooldown           = 5 * time.Minute
-	routeDefaultMaxSwitches        = 4
-	routeDefaultFollowerBackoffMin = 50 * time.Millisecond
-	routeDefaultFollowerBackoffMax = time.Second
-	routeDefaultLeaderBackoffMin   = 100 * time.Millisecond
-	routeDefaultLeaderBackoffMax   = time.Second
-
-	// routeSwitchWindow is the sliding window of the flap budget.
-	routeSwitchWindow = time.Minute
-	// A preferred replica missing from metadata is refused for a hold
-	// before the leader is asked with the rack again (unless a metadata
-	// refresh shows it sooner). The first hold is short: the leader names
-	// a replica as soon as it rejoins the ISR, and the refresh that
-	// naming triggers may reach a broker that does not know it yet. While
-	// the replica stays unknown the hold doubles up to the maximum, which
-	// bounds the metadata refreshes the leader's naming can cause.
-	routeUnknownReplicaHoldMin = time.Second
-	routeUnknownReplicaHold    = 10 * time.Second
-)
-
-// withDefaults returns cfg with every zero (or negative) field set to its
-// default.
-func (cfg routingConfig) withDefaults() routingConfig {
-	if cfg.PreferenceTTL <= 0 {
-		cfg.PreferenceTTL = routeDefaultTTL
-	}
-	if cfg.Cooldown <= 0 {
-		cfg.Cooldown = routeDefaultCooldown
-	}
-	if cfg.MaxSwitchesPerMinute <= 0 {
-		cfg.MaxSwitchesPerMinute = routeDefaultMaxSwitches
-	}
-	if cfg.FollowerBackoffMin <= 0 {
-		cfg.FollowerBackoffMin = routeDefaultFollowerBackoffMin
-	}
-	if cfg.FollowerBackoffMax <= 0 {
-		cfg.FollowerBackoffMax = routeDefaultFollowerBackoffMax
-	}
-	if cfg.FollowerBackoffMax < cfg.FollowerBackoffMin {
-		cfg.FollowerBackoffMax = cfg.FollowerBackoffMin
-	}
-	if cfg.LeaderBackoffMin <= 0 {
-		cfg.LeaderBackoffMin = routeDefaultLeaderBackoffMin
-	}
-	if cfg.LeaderBackoffMax <= 0 {
-		cfg.LeaderBackoffMax = routeDefaultLeaderBackoffMax
-	}
-	if cfg.LeaderBackoffMax < cfg.LeaderBackoffMin {
-		cfg.LeaderBackoffMax = cfg.LeaderBackoffMin
-	}
-	return cfg
+// leaderHWEvent reports the leader's high watermark hw, read at at
+// (follower_lag_sampler.go).
+func leaderHWEvent(leader int, at time.Time, hw int64) routeEvent {
+	return routeEvent{Event: routing.Event{Kind: eventLeaderHW, Broker: leader, Now: at, HighWatermark: hw}}
 }
 
-// replicaSelector routes one partition's fetches.
+// replicaSelector routes one partition's fetches: routing.Selector with
+// the kafka view of the metadata it accepted.
 type replicaSelector struct {
-	cfg      routingConfig
-	cooldown *cooldownCache // shared by every partition of a Reader
-
-	part   Partition // the latest metadata accepted
-	leader int       // part's leader id (-1: none known yet)
-	epoch  int       // part's leader epoch (-1: unknown)
-	cur    int       // where fetches go now
-	now    time.Time // the latest event time seen; time never goes back
-
-	pinnedAt time.Time   // when the preference for cur (a follower) was set
-	switches []time.Time // leases (moves to a follower) within routeSwitchWindow, oldest first
-	// renew is the follower the TTL just took reads from (-1: none): if
-	// the leader's next answer names it, that renews the lease, off the
-	// budget. Any other answer of the leader, or another move, clears it.
-	renew int
-
-	emptyStreak  int // consecutive empty answers of the follower at its HW
-	staleErrors  int // consecutive stale-client errors of the follower
-	leaderErrors int // consecutive failures of the leader
-	refusals     int // consecutive namings of a refused replica by the leader
-
-	// The replica the leader names that is refused, and until when: the
-	// fetcher omits the rack meanwhile. held < 0 when none.
-	held       int
-	heldUntil  time.Time
-	heldReason routeReason
-	// unknown is the replica of the latest holds for being unknown to
-	// metadata (-1: none), unknownHolds how many there were in a row.
-	unknown      int
-	unknownHolds int
-
-	choice choiceState // client-side selection (replica_choice.go)
-	lag    followerLag // follower_lag.go
+	rs       *routing.Selector
+	part     Partition // the kafka.Partition of rs.Partition()
+	accepted uint64    // rs.Accepted() when part was set
 }
 
 // newReplicaSelector starts routing partition p at its leader.
 func newReplicaSelector(cfg routingConfig, cooldown *cooldownCache, p Partition, now time.Time) *replicaSelector {
-	if cooldown == nil {
-		cooldown = newCooldownCache()
-	}
-	return &replicaSelector{
-		cfg:      cfg.withDefaults(),
-		cooldown: cooldown,
-		part:     p,
-		leader:   p.Leader.ID,
-		epoch:    p.LeaderEpoch,
-		cur:      p.Leader.ID,
-		now:      now,
-		held:     -1,
-		renew:    -1,
-		unknown:  -1,
-		lag:      newFollowerLag(),
-	}
+	return &replicaSelector{rs: routing.New(cfg, cooldown, routingPartition(p), now), part: p}
 }
 
 // current returns the broker the partition is routed to now.
-func (s *replicaSelector) current() int { return s.cur }
+func (s *replicaSelector) current() int { return s.rs.Current() }
 
-// partition returns the partition's metadata as the selector accepted it:
+// partition returns the partition's metadata as the router accepted it:
 // the one view of leader, epoch and ISR the fetcher acts on.
 func (s *replicaSelector) partition() Partition { return s.part }
 
-// tp names the partition, the key of its replicas' cooldowns.
-func (s *replicaSelector) tp() topicPartition { return topicPartition{s.part.Topic, s.part.ID} }
-
-// next folds ev into the state and returns where to fetch next.
+// next folds ev into the router's state and returns where to fetch next.
 func (s *replicaSelector) next(ev routeEvent) routeDecision {
-	now := ev.Now
-	if now.Before(s.now) {
-		now = s.now // a late or zero clock reading must not rewind TTLs
-	}
-	s.now = now
-	prev := s.cur
-	var d routeDecision
-
-	switch ev.Kind {
+	e := ev.Event
+	switch e.Kind {
 	case eventMetadata:
-		s.onMetadata(ev.Partition, now, &d)
-		s.onMetadataChoice(ev.Partition, now, &d)
-	case eventFetched:
-		s.onFetched(ev, now, &d)
+		e.Partition = routingPartition(ev.Partition)
 	case eventFetchError, eventDialFailed:
-		s.onFailure(ev, now, &d)
-	case eventLeaderHW:
-		if !ev.Now.IsZero() {
-			s.lag.sawLeader(ev.Now, ev.HighWatermark) // when it was read, not now
-		}
+		e.Failure = routeFailure(ev.Err)
 	}
-
-	// Checked on every event, whatever it was about.
-	if s.cur != s.leader {
-		if s.cooldown.cooling(s.cur, s.tp(), now) {
-			s.route(&d, s.leader, reasonFollowerFailed, now)
-		} else if !now.Before(s.pinnedAt.Add(s.cfg.PreferenceTTL)) {
-			s.route(&d, s.leader, reasonTTL, now)
-		}
-		s.lagCheck(now, &d)
-	}
-	if s.leader < 0 {
-		// No leader known: nowhere to fetch until metadata names one.
-		d.RefreshMetadata = true
-		if d.Backoff == 0 {
-			d.Backoff = s.leaderFailed()
-		}
-	}
-
-	if s.held >= 0 && s.heldReason == reasonCoolingDown && !s.cooldown.cooling(s.held, s.tp(), now) {
-		s.held = -1 // its cooldown ended early (back in the ISR): let the leader name it
-	}
-	d.Broker = s.cur
-	d.Changed = s.cur != prev
-	d.OmitRack = s.cur == s.leader && s.cfg.Rack != "" && s.held >= 0 && now.Before(s.heldUntil)
-	if s.held >= 0 && !now.Before(s.heldUntil) {
-		s.held = -1
+	d := s.rs.Next(e)
+	if n := s.rs.Accepted(); n != s.accepted {
+		s.accepted, s.part = n, ev.Partition
 	}
 	return d
 }
 
-// route moves reads to broker b (a no-op when already there) and labels
-// the decision. Leases are counted by the caller (onLeaderAnswer).
-func (s *replicaSelector) route(d *routeDecision, b int, reason routeReason, now time.Time) {
-	d.Reason = reason
-	if b == s.cur {
-		return
-	}
-	s.renew = -1
-	if reason == reasonTTL {
-		s.renew = s.cur
-	}
-	s.cur = b
-	s.emptyStreak = 0
-	s.staleErrors = 0
-	d.Backoff = 0 // a new replica is asked at once
-}
-
-// budgetLeft reports whether a lease fits the flap budget at now and, when
-// not, when it will.
-func (s *replicaSelector) budgetLeft(now time.Time) (bool, time.Time) {
-	s.pruneSwitches(now)
-	n, limit := len(s.switches), s.cfg.MaxSwitchesPerMinute
-	if n < limit {
-		return true, time.Time{}
-	}
-	// A smaller MaxSwitchesPerMinute cannot occur, but be exact anyway:
-	// n-limit+1 leases must leave the window, the last of them being
-	// switches[n-limit].
-	return false, s.switches[n-limit].Add(routeSwitchWindow)
-}
-
-// pruneSwitches forgets the leases that left the window ending at now.
-func (s *replicaSelector) pruneSwitches(now time.Time) {
-	cut := now.Add(-routeSwitchWindow)
-	i := 0
-	for i < len(s.switches) && !s.switches[i].After(cut) {
-		i++
-	}
-	s.switches = s.switches[i:]
-}
-
-func (s *replicaSelector) onMetadata(p Partition, now time.Time, d *routeDecision) {
-	if p.Leader.ID < 0 {
-		// An election is in progress: keep routing as is, the fetch
-		// errors say the rest, and ask again shortly.
-		d.RefreshMetadata = true
-		d.Backoff = s.leaderFailed()
-		d.Reason = reasonLeaderError
-		return
-	}
-	if p.LeaderEpoch < s.epoch {
-		return // older than what is known: a lagging broker answered
-	}
-	s.lag.metaAt = now
-	changed := p.Leader.ID != s.leader || p.LeaderEpoch > s.epoch
-	s.part = p
-	// What the ISR says ends the cooldowns of replicas seen leaving it
-	// and coming back (cooldown.go), before the checks below use them.
-	for _, r := range p.Replicas {
-		s.cooldown.observeISR(r.ID, s.tp(), s.inSync(r.ID), now)
-	}
-	if changed {
-		onFollower := s.cur != s.leader
-		s.leader, s.epoch = p.Leader.ID, p.LeaderEpoch
-		s.leaderErrors = 0
-		s.refusals = 0
-		s.held = -1
-		d.ValidateOffset = true
-		d.Reason = reasonLeaderChanged
-		// A follower still in the ISR serves the new epoch as well as it
-		// served the old one: a leader change elsewhere is no reason to
-		// read across racks. Reads on the old leader follow the new one.
-		if !onFollower || !s.usable(s.cur, now) {
-			s.route(d, s.leader, reasonLeaderChanged, now)
-		}
-		return
-	}
-	if s.cur != s.leader && !s.inSync(s.cur) {
-		s.route(d, s.leader, reasonFollowerGone, now)
-	}
-	if s.held >= 0 && s.heldReason == reasonUnknownReplica && s.inSync(s.held) {
-		s.held = -1 // the refresh shows it: let the leader name it again
-		s.unknown = -1
-	}
-}
-
-// usable reports whether follower b may be read now: in the ISR with a
-// host, and not cooling down for this partition.
-func (s *replicaSelector) usable(b int, now time.Time) bool {
-	return b >= 0 && s.inSync(b) && !s.cooldown.cooling(b, s.tp(), now)
-}
-
-func (s *replicaSelector) onFetched(ev routeEvent, now time.Time, d *routeDecision) {
-	s.lagFetched(ev)
-	switch {
-	case ev.Broker == s.leader:
-		s.leaderErrors = 0
-		s.onLeaderAnswer(ev, now, d)
-	case ev.Broker == s.cur:
-		// A follower's -1 means "stay with me": the pin holds, its TTL
-		// is not extended. Followers never name a replica; ignore one.
-		s.staleErrors = 0
-		if !ev.Empty || ev.LongPolled {
-			s.emptyStreak = 0 // a long poll already waited
-		} else if ev.FetchOffset >= ev.HighWatermark {
-			// Its high watermark trails the leader's: it answers at
-			// once with nothing, so wait before asking again.
-			s.emptyStreak++
-			d.Backoff = routeBackoffStep(s.cfg.FollowerBackoffMin, s.cfg.FollowerBackoffMax, s.emptyStreak)
-		}
-	}
-	// An answer from another broker is stale (routing moved since): ignored.
-}
-
-// onLeaderAnswer handles the leader's preferred read replica. The leader is
-// authoritative: its -1 means "come back", a name is a candidate.
-func (s *replicaSelector) onLeaderAnswer(ev routeEvent, now time.Time, d *routeDecision) {
-	x := ev.Preferred
-	renew := s.renew
-	renewal := x >= 0 && x == renew
-	s.renew = -1
-	if s.cfg.Rack == "" || x < 0 || x == s.leader {
-		s.refusals = 0
-		s.unknown = -1
-		if x < 0 && s.clientLease(d, renew, now) {
-			return // the leader names none: the client's choice applies
-		}
-		if s.cur != s.leader {
-			s.route(d, s.leader, reasonLeaderPreferred, now)
-		}
-		return
-	}
-	refuse := func(reason routeReason, until time.Time) {
-		s.refusals++
-		s.route(d, s.leader, reason, now)
-		s.held, s.heldUntil, s.heldReason = x, until, reason
-		if ev.Empty {
-			// The leader answers at once with nothing while it names a
-			// replica; back off in case the fetcher cannot omit the rack.
-			d.Backoff = routeBackoffStep(s.cfg.FollowerBackoffMin, s.cfg.FollowerBackoffMax, s.refusals)
-		}
-	}
-	// The leader names only in-sync replicas: for a replica metadata had
-	// shown out of the ISR since it failed, this is the news that it is
-	// back, which ends its cooldown.
-	s.cooldown.observeISR(x, s.tp(), true, now)
-	if !s.inSync(x) {
-		// Our metadata lags the leader's view: refresh it, once per hold,
-		// each hold twice as long as the one before (1 s → 10 s).
-		if !(s.held == x && s.heldReason == reasonUnknownReplica && now.Before(s.heldUntil)) {
-			d.RefreshMetadata = true
-			if s.unknown != x {
-				s.unknown, s.unknownHolds = x, 0
-			}
-			s.unknownHolds++
-		}
-		refuse(reasonUnknownReplica, now.Add(routeBackoffStep(routeUnknownReplicaHoldMin, routeUnknownReplicaHold, s.unknownHolds)))
-		return
-	}
-	if until, cooling := s.cooldown.coolingUntil(x, s.tp(), now); cooling {
-		refuse(reasonCoolingDown, until)
-		return
-	}
-	if until, lagging := s.lagHeld(x, now); lagging {
-		refuse(reasonFollowerLagging, until)
-		return
-	}
-	lease := x != s.cur && !renewal
-	if lease {
-		if ok, until := s.budgetLeft(now); !ok {
-			refuse(reasonFlapDamped, until)
-			return
-		}
-		s.pruneSwitches(now)
-		s.switches = append(s.switches, now)
-	}
-	s.refusals = 0
-	s.held = -1
-	s.unknown = -1
-	s.route(d, x, reasonPreferred, now)
-	s.pinnedAt = now // set (or set again) by the leader
-}
-
-func (s *replicaSelector) onFailure(ev routeEvent, now time.Time, d *routeDecision) {
-	if ev.Kind == eventFetchError && errors.Is(ev.Err, context.Canceled) {
-		return // the fetcher gave up, the broker did not fail
-	}
-	if ev.Broker == s.leader {
-		// The leader is never cooled down: there is nowhere else to go.
-		if ev.Kind == eventFetchError && errors.Is(ev.Err, OffsetOutOfRange) {
-			return // the Reader resets its offset; not a routing matter
-		}
-		d.Reason = reasonLeaderError
-		d.Backoff = s.leaderFailed()
-		d.RefreshMetadata = ev.Kind == eventDialFailed || routeStaleMetadata(ev.Err, true)
-		return
-	}
-	if ev.Broker < 0 || ev.Broker != s.cur {
-		return // a stale report: routing already moved
-	}
-	if s.lagMissing(ev, d) {
-		return // not replicated there yet: wait for it
-	}
-	scope := routeFailureScope(ev)
-	if scope == failStaleClient {
-		s.staleErrors++
-		if s.staleErrors <= routeMaxStaleErrors {
-			// Fresh metadata tells whether the replica is still in the
-			// ISR (stay, with the new epoch) or not (go to the leader).
-			d.Reason = reasonStaleClient
-			d.RefreshMetadata = true
-			d.Backoff = routeBackoffStep(s.cfg.FollowerBackoffMin, s.cfg.FollowerBackoffMax, s.staleErrors)
-			return
-		}
-		scope = failPartition // it keeps saying so with fresh metadata
-	}
-	tp := wholeBroker
-	if scope == failPartition {
-		tp = s.tp()
-	}
-	s.cooldown.fail(ev.Broker, tp, now, s.cfg.Cooldown)
-	s.route(d, s.leader, reasonFollowerFailed, now)
-	d.RefreshMetadata = ev.Kind == eventFetchError && routeStaleMetadata(ev.Err, false)
-}
-
-// routeMaxStaleErrors bounds the stale-client errors a follower may answer
-// in a row, each after a metadata refresh, before it counts as failed.
-const routeMaxStaleErrors = 3
-
-// failureScope says what a follower's failure is evidence against.
-type failureScope int
-
-const (
-	failStaleClient failureScope = iota // the client's view (epoch, leadership) is old
-	failPartition                       // the replica of this one partition
-	failBroker                          // the broker, for every partition
-)
-
-// routeFailureScope classifies a follower's failure.
-func routeFailureScope(ev routeEvent) failureScope {
-	if ev.Kind == eventDialFailed {
-		return failBroker
-	}
-	var rbe *protocol.RecordBatchError
-	if errors.As(ev.Err, &rbe) {
-		return failPartition // corrupt records: this replica's copy
+// routeFailure classifies a failed fetch for the router: what a follower's
+// failure blames, and whether metadata may have changed. The kafka package
+// classifies because only it knows its error codes; the router gets plain
+// values it can be tested with.
+func routeFailure(err error) routing.Failure {
+	f := routing.Failure{
+		Canceled:   errors.Is(err, context.Canceled),
+		OutOfRange: errors.Is(err, OffsetOutOfRange),
 	}
 	var kerr Error
-	if !errors.As(ev.Err, &kerr) {
-		return failBroker // the connection, a timeout, a stall
+	if !errors.As(err, &kerr) {
+		// The connection, a timeout, a stall, corrupt records: a going
+		// away of the leader often means an election.
+		f.Refresh = routing.RefreshFromLeader
+		f.Scope = routing.ScopeBroker
+		var rbe *protocol.RecordBatchError
+		if errors.As(err, &rbe) {
+			f.Scope = routing.ScopePartition // this replica's copy
+		}
+		return f
 	}
 	switch kerr {
 	case FencedLeaderEpoch, UnknownLeaderEpoch, NotLeaderForPartition:
-		return failStaleClient
+		f.Scope = routing.ScopeStaleClient
 	case KafkaStorageError, RequestTimedOut:
-		return failBroker
-	}
-	return failPartition
-}
-
-// leaderFailed counts one more consecutive leader failure and returns the
-// backoff it earns.
-func (s *replicaSelector) leaderFailed() time.Duration {
-	s.leaderErrors++
-	return routeBackoffStep(s.cfg.LeaderBackoffMin, s.cfg.LeaderBackoffMax, s.leaderErrors)
-}
-
-// routeStaleMetadata reports whether err suggests the partition's metadata
-// changed (leadership, replica placement, epochs). Errors that are not
-// Kafka errors (disconnects, timeouts of the transport) count for the
-// leader: a broker going away often means an election.
-func routeStaleMetadata(err error, fromLeader bool) bool {
-	var kerr Error
-	if !errors.As(err, &kerr) {
-		return fromLeader
+		f.Scope = routing.ScopeBroker
+	default:
+		f.Scope = routing.ScopePartition
 	}
 	switch kerr {
 	case NotLeaderForPartition, LeaderNotAvailable, FencedLeaderEpoch, UnknownLeaderEpoch,
 		UnknownTopicOrPartition, UnknownTopicID, InconsistentTopicID, ReplicaNotAvailable, KafkaStorageError:
-		return true
+		f.Refresh = routing.RefreshYes
 	}
-	return false
+	return f
 }
 
-// inSync reports whether broker b is a replica fit to read from per the
-// latest metadata: in the ISR, with a host, and not offline.
-func (s *replicaSelector) inSync(b int) bool {
-	inISR, known := false, false
-	for _, r := range s.part.Isr {
-		if r.ID == b {
-			inISR = true
-			known = known || r.Host != ""
-		}
+// routingPartition is the routing view of p (one allocation per replica
+// list: done per metadata event, not per fetch).
+func routingPartition(p Partition) routing.Partition {
+	return routing.Partition{
+		Topic: p.Topic, ID: p.ID,
+		Leader: routing.Replica(p.Leader), LeaderEpoch: p.LeaderEpoch,
+		Replicas: routingReplicas(p.Replicas), Isr: routingReplicas(p.Isr), OfflineReplicas: routingReplicas(p.OfflineReplicas),
 	}
-	if !inISR {
-		return false
-	}
-	for _, r := range s.part.Replicas {
-		if r.ID == b && r.Host != "" {
-			known = true
-		}
-	}
-	for _, r := range s.part.OfflineReplicas {
-		if r.ID == b {
-			return false
-		}
-	}
-	return known
 }
 
-// routeBackoffStep returns min doubled n-1 times, bounded by max (n ≥ 1).
-func routeBackoffStep(min, max time.Duration, n int) time.Duration {
-	d := min
-	for i := 1; i < n && d < max; i++ {
-		d *= 2
+func routingReplicas(bs []Broker) []routing.Replica {
+	if bs == nil {
+		return nil
 	}
-	if d > max {
-		d = max
+	out := make([]routing.Replica, len(bs))
+	for i, b := range bs {
+		out[i] = routing.Replica(b)
 	}
-	return d
+	return out
+}
+
+// kafkaPartition is the kafka.Partition of a routing view, for a
+// ReplicaSelector.
+func kafkaPartition(p routing.Partition) Partition {
+	return Partition{
+		Topic: p.Topic, ID: p.ID,
+		Leader: Broker(p.Leader), LeaderEpoch: p.LeaderEpoch,
+		Replicas: kafkaBrokers(p.Replicas), Isr: kafkaBrokers(p.Isr), OfflineReplicas: kafkaBrokers(p.OfflineReplicas),
+	}
+}
+
+func kafkaBrokers(rs []routing.Replica) []Broker {
+	if rs == nil {
+		return nil
+	}
+	out := make([]Broker, len(rs))
+	for i, r := range rs {
+		out[i] = Broker(r)
+	}
+	return out
 }

@@ -163,7 +163,7 @@ func endOffsets(ctx context.Context, cl *kafka.Client, topic string, parts []kaf
 
 // planPartition asks p's leader, as a Reader in cfg.Rack does, which replica
 // to read, and checks the answer against metadata as the Reader's router
-// does (replica_selector.go: onLeaderAnswer, inSync).
+// does (internal/routing/selector.go: onLeaderAnswer, inSync).
 func planPartition(ctx context.Context, d *kafka.Dialer, p kafka.Partition, end int64, endErr error, cfg *config, leader BrokerCheck) PartitionPlan {
 	pp := PartitionPlan{Partition: p.ID, Leader: Replica{p.Leader.ID, p.Leader.Rack}, Preferred: -1, ISR: []int{}}
 	for _, b := range p.Isr {
@@ -228,7 +228,7 @@ func routeLikeReader(p kafka.Partition, pref int, rack string, clientSelect bool
 }
 
 // inSync returns broker id as p's metadata shows it when it is fit to read:
-// in the ISR, with a host, not offline (replica_selector.go's inSync).
+// in the ISR, with a host, not offline (internal/routing.InSync).
 func inSync(p kafka.Partition, id int) (kafka.Broker, bool) {
 	for _, o := range p.OfflineReplicas {
 		if o.ID == id {

@@ -29,7 +29,7 @@ func krPartID(id int, leader kafka.Broker, isr ...kafka.Broker) kafka.Partition 
 	return p
 }
 
-// The Reader's rules for the leader's answer (replica_selector.go): a
+// The Reader's rules for the leader's answer (internal/routing/selector.go): a
 // named replica is read only when in the ISR with a host and not offline.
 func TestKafkaRackRouteLikeReader(t *testing.T) {
 	offline := krPart(krA, krA, krB, krC)

@@ -1,9 +1,6 @@
-package kafka
+package routing
 
-import (
-	"errors"
-	"time"
-)
+import "time"
 
 // A lagging follower (ReaderConfig.MaxFollowerLag).
 //
@@ -26,13 +23,13 @@ import (
 // so reads leave the follower once it passes MaxFollowerLag/2: they never
 // wait on a follower more than MaxFollowerLag behind the leader.
 //
-// Transitions added to the table of replica_selector.go:
+// Transitions added to the table of selector.go:
 //
 //	on   event                                            → decision
-//	any  leader HW (a ListOffsets answer, eventLeaderHW)  → unchanged; the leader's end is noted
-//	F    fetched from F, lag > MaxFollowerLag/2           → L                       reasonFollowerLagging
+//	any  leader HW (a ListOffsets answer, EventLeaderHW)  → unchanged; the leader's end is noted
+//	F    fetched from F, lag > MaxFollowerLag/2           → L                       ReasonFollowerLagging
 //	F    OffsetOutOfRange at or above F's last HW, lag ≤  → F, Backoff FollowerBackoffMin→Max (not a failure)
-//	L    fetched from L naming F within its lag hold      → L, OmitRack            reasonFollowerLagging
+//	L    fetched from L naming F within its lag hold      → L, OmitRack            ReasonFollowerLagging
 //	L    client's choice F, left for lagging, no metadata → L; metadata every second (no leader
 //	     read since it was left                             vouches for F: the ISR it rejoins once caught up does)
 //	F    (client's choice) lag > MaxFollowerLag/2          → L, and (F, partition) cools down as after a failure
@@ -133,13 +130,13 @@ func (l *followerLag) lag(b int, now time.Time) time.Duration {
 	return 0
 }
 
-// The selector's side: called from replica_selector.go.
+// The selector's side: called from selector.go.
 
 // lagOn reports whether the lag check is on.
-func (s *replicaSelector) lagOn() bool { return s.cfg.MaxFollowerLag > 0 && s.cfg.Rack != "" }
+func (s *Selector) lagOn() bool { return s.cfg.MaxFollowerLag > 0 && s.cfg.Rack != "" }
 
 // lagFetched feeds a fetch answer to the lag tracker.
-func (s *replicaSelector) lagFetched(ev routeEvent) {
+func (s *Selector) lagFetched(ev Event) {
 	next := max(ev.NextOffset, ev.FetchOffset)
 	switch ev.Broker {
 	case s.leader:
@@ -154,8 +151,8 @@ func (s *replicaSelector) lagFetched(ev routeEvent) {
 // watermark it is F not having the offset yet, which the reader waits
 // for with a backoff (the lag check bounds the wait). It reports whether
 // it handled ev.
-func (s *replicaSelector) lagMissing(ev routeEvent, d *routeDecision) bool {
-	if !s.lagOn() || ev.Kind != eventFetchError || !errors.Is(ev.Err, OffsetOutOfRange) ||
+func (s *Selector) lagMissing(ev Event, d *Decision) bool {
+	if !s.lagOn() || ev.Kind != EventFetchError || !ev.Failure.OutOfRange ||
 		ev.Broker != s.cur || ev.Broker == s.leader || !s.lag.behind(ev.Broker, ev.FetchOffset) {
 		return false
 	}
@@ -167,13 +164,13 @@ func (s *replicaSelector) lagMissing(ev routeEvent, d *routeDecision) bool {
 
 // lagCheck sends reads back to the leader when the follower lags too far,
 // and holds it off for a while.
-func (s *replicaSelector) lagCheck(now time.Time, d *routeDecision) {
+func (s *Selector) lagCheck(now time.Time, d *Decision) {
 	if !s.lagOn() || s.cur == s.leader || s.lag.lag(s.cur, now) <= s.cfg.MaxFollowerLag/2 {
 		return
 	}
 	f := s.cur
-	s.route(d, s.leader, reasonFollowerLagging, now)
-	s.held, s.heldUntil, s.heldReason = f, now.Add(s.cfg.MaxFollowerLag/2), reasonFollowerLagging
+	s.route(d, s.leader, ReasonFollowerLagging, now)
+	s.held, s.heldUntil, s.heldReason = f, now.Add(s.cfg.MaxFollowerLag/2), ReasonFollowerLagging
 	s.lag.waitOn = -1
 	s.lag.leftOn, s.lag.leftAt = f, now
 	if s.cfg.Choice != nil {
@@ -188,14 +185,14 @@ func (s *replicaSelector) lagCheck(now time.Time, d *routeDecision) {
 // lagUnvouched reports whether the client's choice x is the follower last
 // left for lagging and no metadata arrived since: the ISR it was picked from
 // may predate its fall (it rejoins the ISR only once caught up).
-func (s *replicaSelector) lagUnvouched(x int) bool {
+func (s *Selector) lagUnvouched(x int) bool {
 	return x == s.lag.leftOn && !s.lag.metaAt.After(s.lag.leftAt)
 }
 
 // lagHeld reports whether replica x, named by the leader, is held off for
 // lagging, and until when.
-func (s *replicaSelector) lagHeld(x int, now time.Time) (time.Time, bool) {
-	if s.held == x && s.heldReason == reasonFollowerLagging && now.Before(s.heldUntil) {
+func (s *Selector) lagHeld(x int, now time.Time) (time.Time, bool) {
+	if s.held == x && s.heldReason == ReasonFollowerLagging && now.Before(s.heldUntil) {
 		return s.heldUntil, true
 	}
 	return time.Time{}, false

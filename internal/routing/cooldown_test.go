@@ -1,4 +1,4 @@
-package kafka
+package routing
 
 import (
 	"sync"
@@ -18,7 +18,7 @@ var (
 func cdAt(d time.Duration) time.Time { return cdT0.Add(d) }
 
 func TestCooldownFirstFailureIsShort(t *testing.T) {
-	c := newCooldownCache()
+	c := NewCooldowns()
 	assert.False(t, c.cooling(1, cdP0, cdT0))
 	require.Equal(t, cooldownMin, c.fail(1, wholeBroker, cdT0, 5*time.Minute))
 	assert.True(t, c.cooling(1, cdP0, cdAt(cooldownMin-time.Nanosecond)))
@@ -27,7 +27,7 @@ func TestCooldownFirstFailureIsShort(t *testing.T) {
 }
 
 func TestCooldownCapBelowMin(t *testing.T) {
-	c := newCooldownCache()
+	c := NewCooldowns()
 	require.Equal(t, time.Second, c.fail(1, wholeBroker, cdT0, time.Second))
 	assert.False(t, c.cooling(1, cdP0, cdAt(time.Second)))
 	assert.Zero(t, c.fail(2, wholeBroker, cdT0, 0), "a zero cap is no cooldown")
@@ -38,7 +38,7 @@ func TestCooldownCapBelowMin(t *testing.T) {
 // failed) doubles the cooldown, up to the cap; reports while it still
 // cools (other partitions seeing the same failure) change nothing.
 func TestCooldownGrowsOnRepeatedFailure(t *testing.T) {
-	c := newCooldownCache()
+	c := NewCooldowns()
 	limit := 30 * time.Second
 	at := time.Duration(0)
 	for _, want := range []time.Duration{2, 4, 8, 16, 30, 30} {
@@ -53,7 +53,7 @@ func TestCooldownGrowsOnRepeatedFailure(t *testing.T) {
 // A failure long after the previous one (more than the cap) starts small
 // again: a replica that failed once an hour ago is not punished now.
 func TestCooldownGrowthForgotten(t *testing.T) {
-	c := newCooldownCache()
+	c := NewCooldowns()
 	limit := time.Minute
 	c.fail(1, wholeBroker, cdT0, limit)                                                  // until +2 s
 	require.Equal(t, 4*time.Second, c.fail(1, wholeBroker, cdAt(10*time.Second), limit)) // until +14 s
@@ -63,7 +63,7 @@ func TestCooldownGrowthForgotten(t *testing.T) {
 // A pair cooldown keeps the broker's other partitions on it; a broker
 // cooldown covers every partition.
 func TestCooldownScopes(t *testing.T) {
-	c := newCooldownCache()
+	c := NewCooldowns()
 	c.fail(1, cdP0, cdT0, time.Minute)
 	assert.True(t, c.cooling(1, cdP0, cdT0))
 	assert.False(t, c.cooling(1, cdP1, cdT0), "a partition error cooled the broker's other partitions")
@@ -82,7 +82,7 @@ func TestCooldownScopes(t *testing.T) {
 // Evidence of health ends a cooldown early: the replica seen out of a
 // partition's ISR after it failed, then back in that ISR.
 func TestCooldownEndsWhenBackInISR(t *testing.T) {
-	c := newCooldownCache()
+	c := NewCooldowns()
 	limit := 5 * time.Minute
 	at := time.Duration(0)
 	for i := 0; i < 8; i++ { // each probe fails: grow it to minutes
@@ -106,7 +106,7 @@ func TestCooldownEndsWhenBackInISR(t *testing.T) {
 }
 
 func TestCooldownPairEndsWhenBackInISR(t *testing.T) {
-	c := newCooldownCache()
+	c := NewCooldowns()
 	c.fail(2, cdP0, cdT0, time.Minute)
 	c.observeISR(2, cdP1, false, cdT0) // another partition: no entry touched
 	assert.False(t, c.observeISR(2, cdP1, true, cdT0))
@@ -120,29 +120,29 @@ func TestCooldownPairEndsWhenBackInISR(t *testing.T) {
 // older than the cap: the map is bounded by the replicas that failed
 // recently.
 func TestCooldownBounded(t *testing.T) {
-	c := newCooldownCache()
+	c := NewCooldowns()
 	for i := 0; i < 1000; i++ {
 		c.fail(i, wholeBroker, cdAt(time.Duration(i)*time.Second), 10*time.Second)
 	}
 	assert.LessOrEqual(t, c.size(), 13)
-	assert.True(t, c.active(cdAt(999*time.Second)))
-	assert.False(t, c.active(cdAt(2000*time.Second)))
+	assert.True(t, c.Active(cdAt(999*time.Second)))
+	assert.False(t, c.Active(cdAt(2000*time.Second)))
 }
 
 func TestCooldownNilAndZero(t *testing.T) {
-	var nilCache *cooldownCache
+	var nilCache *Cooldowns
 	nilCache.fail(1, wholeBroker, cdT0, time.Minute)
 	assert.False(t, nilCache.cooling(1, cdP0, cdT0))
 	assert.False(t, nilCache.observeISR(1, cdP0, true, cdT0))
-	assert.False(t, nilCache.active(cdT0))
+	assert.False(t, nilCache.Active(cdT0))
 	assert.Zero(t, nilCache.size())
-	var zero cooldownCache
+	var zero Cooldowns
 	zero.fail(1, wholeBroker, cdT0, time.Minute)
 	assert.True(t, zero.cooling(1, cdP0, cdT0))
 }
 
 func TestCooldownConcurrent(t *testing.T) {
-	c := newCooldownCache()
+	c := NewCooldowns()
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
 		wg.Add(1)

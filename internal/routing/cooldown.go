@@ -1,0 +1,184 @@
+package routing
+
+import (
+	"sync"
+	"time"
+)
+
+// Cooldowns is the negative cache of rack-aware fetching: a replica that
+// failed is not read again, by the partitions it failed for, until its
+// cooldown ends — even if a leader keeps naming it (otherwise the reader
+// loops leader → follower → failure).
+//
+// What is cooled down is what failed. A broker-level failure (the dial, the
+// connection, a stall, a storage error) keys the whole broker: every
+// partition stays away from it. A partition-level error keys the (broker,
+// partition) pair: the broker's other partitions keep reading from it.
+//
+// A cooldown is short at first and grows only when the same replica fails
+// again soon after: it starts at cooldownMin and doubles for each failure
+// within the cap (ReplicaCooldown) of the end of the previous cooldown, up
+// to the cap. The
+// end of a cooldown is the probe: the leader's next naming sends reads
+// there again, and a failure then earns the next, longer cooldown.
+//
+// A cooldown also ends early on evidence of health: fresh metadata (or the
+// leader, which only names in-sync replicas) showing the replica in the ISR
+// of a partition for which metadata had shown it out of the ISR since it
+// failed. A replica the broker dropped from the ISR and took back has
+// caught up: it is healthy again, however long its cooldown was.
+//
+// Time comes from the callers, so the cache is as deterministic as the
+// selectors using it.
+type Cooldowns struct {
+	mu      sync.Mutex
+	entries map[cooldownKey]*cooldownEntry
+	// waits: partitions whose client-selected replica is not readable yet,
+	// until when (choice.go); they keep metadata fresh too.
+	waits map[topicPartition]time.Time
+}
+
+// cooldownKey names what failed: a whole broker (tp zero) or the replica
+// of one partition on it.
+type cooldownKey struct {
+	broker int
+	tp     topicPartition
+}
+
+type cooldownEntry struct {
+	until time.Time     // end of the cooldown (not after now: ended)
+	dur   time.Duration // length of the latest cooldown, for the growth
+	cap   time.Duration
+	// seenOut holds the partitions whose metadata showed the replica out
+	// of the ISR since the latest failure.
+	seenOut map[topicPartition]bool
+}
+
+// cooldownMin is the first cooldown of a replica that has not failed
+// recently: long enough for the ISR to say whether it is gone (the leader
+// stops naming a dead replica once it leaves the ISR), short enough that a
+// one-off failure costs seconds of cross-rack reads, not minutes.
+const cooldownMin = 2 * time.Second
+
+// wholeBroker is the key's partition for broker-level failures.
+var wholeBroker = topicPartition{}
+
+func NewCooldowns() *Cooldowns {
+	return &Cooldowns{entries: map[cooldownKey]*cooldownEntry{}}
+}
+
+// fail starts the cooldown of broker (for partition tp, or the whole broker
+// when tp is wholeBroker) at now, and returns its length: cooldownMin, or
+// twice the previous one when the replica fails within limit of the end
+// of its previous cooldown, never more than limit. A report while the replica is
+// still cooling (other partitions seeing the same failure) changes nothing.
+func (c *Cooldowns) fail(broker int, tp topicPartition, now time.Time, limit time.Duration) time.Duration {
+	if c == nil || limit <= 0 {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.entries == nil {
+		c.entries = map[cooldownKey]*cooldownEntry{}
+	}
+	c.prune(now)
+	key := cooldownKey{broker, tp}
+	e := c.entries[key]
+	if e != nil && now.Before(e.until) {
+		return e.until.Sub(now)
+	}
+	d := min(cooldownMin, limit)
+	if e != nil && now.Sub(e.until) < limit {
+		d = min(2*e.dur, limit)
+	}
+	c.entries[key] = &cooldownEntry{until: now.Add(d), dur: d, cap: limit}
+	return d
+}
+
+// prune forgets entries whose cooldown ended too long ago to make the next
+// one grow: the map holds at most the replicas that failed recently.
+func (c *Cooldowns) prune(now time.Time) {
+	for k, e := range c.entries {
+		if now.Sub(e.until) >= e.cap {
+			delete(c.entries, k)
+		}
+	}
+}
+
+// coolingUntil reports whether broker is cooling down at now for partition
+// tp (a cooldown of the whole broker or of that pair), and until when.
+func (c *Cooldowns) coolingUntil(broker int, tp topicPartition, now time.Time) (time.Time, bool) {
+	if c == nil {
+		return time.Time{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var end time.Time
+	for _, k := range [2]cooldownKey{{broker, wholeBroker}, {broker, tp}} {
+		if e := c.entries[k]; e != nil && now.Before(e.until) && e.until.After(end) {
+			end = e.until
+		}
+	}
+	return end, !end.IsZero()
+}
+
+// cooling reports whether broker is cooling down at now for partition tp.
+func (c *Cooldowns) cooling(broker int, tp topicPartition, now time.Time) bool {
+	_, ok := c.coolingUntil(broker, tp, now)
+	return ok
+}
+
+// observeISR folds what fresh metadata (or a leader's naming: inISR) says
+// about broker's membership in tp's ISR into the cooldowns of broker and of
+// the (broker, tp) pair. It reports whether a cooldown ended.
+func (c *Cooldowns) observeISR(broker int, tp topicPartition, inISR bool, now time.Time) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ended := false
+	for _, k := range [2]cooldownKey{{broker, wholeBroker}, {broker, tp}} {
+		e := c.entries[k]
+		if e == nil || !now.Before(e.until) {
+			continue
+		}
+		switch {
+		case !inISR:
+			if e.seenOut == nil {
+				e.seenOut = map[topicPartition]bool{}
+			}
+			e.seenOut[tp] = true
+		case e.seenOut[tp]:
+			e.until, e.seenOut = now, nil // back in the ISR: healthy
+			ended = true
+		}
+	}
+	return ended
+}
+
+// Active reports whether any replica is cooling down at now.
+func (c *Cooldowns) Active(now time.Time) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, e := range c.entries {
+		if now.Before(e.until) {
+			return true
+		}
+	}
+	return c.waitingLocked(now)
+}
+
+// size returns the number of entries held, ended ones included until they
+// are pruned.
+func (c *Cooldowns) size() int {
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
