@@ -348,9 +348,10 @@ func (t *Transport) release(tc *transportCluster) {
 	}
 }
 
-// transportCluster is what the clients of one cluster share: the metadata
-// cache with its per-topic freshness, and the control connections. With a
-// custom RoundTripper (rt set) the cache is filled through it and no
+// transportCluster is what the clients of one cluster share: the control
+// connections, and through them the process's metadata cache of the
+// cluster (metadata_cache.go), which keeps when each topic was read. With
+// a custom RoundTripper (rt set) the cache is filled through it and no
 // connection is made here.
 type transportCluster struct {
 	t    *Transport // nil with a custom RoundTripper
@@ -364,12 +365,8 @@ type transportCluster struct {
 	ttl    time.Duration
 	extra  []string // MetadataTopics
 
-	refreshMu sync.Mutex // one metadata request at a time
-
 	mu         sync.Mutex
-	counts     map[string]int       // partitions per topic
-	fresh      map[string]time.Time // when each topic was last read
-	refreshing map[string]bool      // background refreshes under way
+	refreshing map[string]bool // background refreshes under way
 }
 
 func newTransportCluster(t *Transport, addr net.Addr, rt RoundTripper) *transportCluster {
@@ -378,8 +375,6 @@ func newTransportCluster(t *Transport, addr net.Addr, rt RoundTripper) *transpor
 		rt:         rt,
 		addr:       addr,
 		ttl:        6 * time.Second,
-		counts:     map[string]int{},
-		fresh:      map[string]time.Time{},
 		refreshing: map[string]bool{},
 	}
 	if t != nil {
@@ -417,9 +412,9 @@ func (tc *transportCluster) context() context.Context {
 // the topic; the first answers can then lack it or its leaders, which is
 // retried up to attempts times.
 func (tc *transportCluster) partitionCount(ctx context.Context, topic string, autoCreate bool, attempts int, bmin, bmax time.Duration, timeout time.Duration) (int, error) {
+	n, ok := tc.cl.partitionCount(topic)
 	tc.mu.Lock()
-	n, ok := tc.counts[topic]
-	stale := ok && time.Since(tc.fresh[topic]) > tc.ttl && !tc.refreshing[topic]
+	stale := ok && time.Since(tc.cl.readAt(topic)) > tc.ttl && !tc.refreshing[topic]
 	if stale {
 		tc.refreshing[topic] = true
 	}
@@ -445,10 +440,7 @@ func (tc *transportCluster) partitionCount(ctx context.Context, topic string, au
 		rctx, cancel := context.WithTimeout(ctx, timeout)
 		err = tc.refreshSince(rctx, topic, time.Now(), autoCreate)
 		cancel()
-		tc.mu.Lock()
-		n, ok = tc.counts[topic]
-		tc.mu.Unlock()
-		if ok {
+		if n, ok = tc.cl.partitionCount(topic); ok {
 			return n, nil
 		}
 		if err == nil {
@@ -463,14 +455,9 @@ func (tc *transportCluster) partitionCount(ctx context.Context, topic string, au
 }
 
 // refreshSince reads the metadata of topic unless it was read after since
-// (by a concurrent caller), and returns the topic's error if it has one.
+// (by any user of the cache), and returns the topic's error if it has one.
 func (tc *transportCluster) refreshSince(ctx context.Context, topic string, since time.Time, autoCreate bool) error {
-	tc.refreshMu.Lock()
-	defer tc.refreshMu.Unlock()
-	tc.mu.Lock()
-	done := tc.fresh[topic].After(since)
-	tc.mu.Unlock()
-	if done && !autoCreate {
+	if tc.cl.readAt(topic).After(since) && !autoCreate {
 		return nil
 	}
 	topics := []string{topic}
@@ -479,40 +466,32 @@ func (tc *transportCluster) refreshSince(ctx context.Context, topic string, sinc
 			topics = append(topics, t)
 		}
 	}
-	md, err := tc.metadata(ctx, topics, autoCreate)
+	md, err := tc.read(ctx, topics, autoCreate)
 	if err != nil {
-		return err
+		return fmt.Errorf("reading metadata of %v: %w", topics, err)
 	}
-	tc.cl.merge(md.Brokers, md.Topics)
-	now := time.Now()
-	var topicErr error
-	tc.mu.Lock()
-	defer tc.mu.Unlock()
 	for i := range md.Topics {
-		t := &md.Topics[i]
-		if t.ErrorCode != 0 {
-			if t.Name == topic {
-				topicErr = Error(t.ErrorCode)
-			}
-			continue
+		if t := &md.Topics[i]; t.Name == topic && t.ErrorCode != 0 {
+			return Error(t.ErrorCode)
 		}
-		tc.counts[t.Name] = len(t.Partitions)
-		tc.fresh[t.Name] = now
 	}
-	return topicErr
+	return nil
 }
 
-// metadata asks a broker for the metadata of topics.
-func (tc *transportCluster) metadata(ctx context.Context, topics []string, autoCreate bool) (*protocol.MetadataResponse, error) {
-	req := &protocol.MetadataRequest{AllowAutoTopicCreation: autoCreate}
-	for _, t := range topics {
-		req.Topics = append(req.Topics, protocol.MetadataRequestTopic{Name: t})
+// read asks for the metadata of topics (nil: every topic) and merges it
+// into the cache: on a control connection, or through the RoundTripper.
+// Concurrent reads of the same topics share one request.
+func (tc *transportCluster) read(ctx context.Context, topics []string, autoCreate bool) (*protocol.MetadataResponse, error) {
+	if tc.rt == nil {
+		return tc.cl.read(ctx, topics, autoCreate)
 	}
-	resp, err := tc.controlRoundTrip(ctx, req)
-	if err != nil {
-		return nil, fmt.Errorf("reading metadata of %v: %w", topics, err)
-	}
-	return resp.(*protocol.MetadataResponse), nil
+	return tc.cl.shared(ctx, topics, autoCreate, func(ctx context.Context) (*protocol.MetadataResponse, error) {
+		resp, err := tc.controlRoundTrip(ctx, metadataRequest(topics, autoCreate))
+		if err != nil {
+			return nil, err
+		}
+		return resp.(*protocol.MetadataResponse), nil
+	})
 }
 
 // initProducerID asks a broker for a producer id and epoch, for idempotent
