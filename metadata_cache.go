@@ -43,9 +43,10 @@ type topicIncarnation struct {
 
 // metadataFlight is a Metadata request in flight that others may join.
 type metadataFlight struct {
-	done chan struct{}
-	resp *protocol.MetadataResponse
-	err  error
+	done   chan struct{}
+	joined int // callers waiting for it besides the sender, guarded by mu
+	resp   *protocol.MetadataResponse
+	err    error
 }
 
 // metadataCaches holds the shared caches by bootstrap addresses.
@@ -131,6 +132,7 @@ func (cl *metadataCache) shared(ctx context.Context, topics []string, autoCreate
 	cl.mu.Lock()
 	for cl.flights[key] != nil {
 		f := cl.flights[key]
+		f.joined++
 		cl.mu.Unlock()
 		select {
 		case <-f.done:
