@@ -212,8 +212,8 @@ type clientCluster struct {
 // every topic; an empty non-nil slice for none. The answer goes through
 // the process's metadata cache of addr (metadata_cache.go), shared with
 // the Writers, Readers and other Clients of the same brokers: concurrent
-// calls for the same topics send one request, and every answer keeps the
-// cache current.
+// calls for the same topics send one request (one sent after the call
+// began), and every answer keeps the cache current.
 func (c *Client) metadata(ctx context.Context, addr net.Addr, topics []string) (*clientCluster, error) {
 	rt := c.transport()
 	if rt == nil {
@@ -221,9 +221,12 @@ func (c *Client) metadata(ctx context.Context, addr net.Addr, topics []string) (
 	}
 	// Through RoundTrip to addr, as kafka-go's Client asks, on the
 	// Transport's connection to addr.
+	// Only an answer sent after the call began: it sees what the caller
+	// changed before (a topic it created).
+	start := time.Now()
 	tc := newTransportCluster(nil, addr, rt)
 	defer tc.cl.close()
-	m, err := tc.read(ctx, topics, false)
+	m, err := tc.read(ctx, topics, false, start)
 	if err != nil {
 		return nil, fmt.Errorf("reading metadata from %s: %w", addr, err)
 	}

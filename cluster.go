@@ -115,7 +115,7 @@ func (cl *cluster) refresh(ctx context.Context, topics ...string) error {
 	if topics == nil {
 		topics = []string{} // brokers only; callers name the topics they need
 	}
-	if _, err := cl.read(ctx, topics, false); err != nil {
+	if _, err := cl.read(ctx, topics, false, time.Time{}); err != nil {
 		return fmt.Errorf("refreshing metadata for %v: %w", topics, err)
 	}
 	return nil
@@ -123,9 +123,10 @@ func (cl *cluster) refresh(ctx context.Context, topics ...string) error {
 
 // read asks a responsive broker for the metadata of topics (nil: every
 // topic), merges the answer into the cache and returns it. Concurrent
-// reads of the same topics share one request.
-func (cl *cluster) read(ctx context.Context, topics []string, autoCreate bool) (*protocol.MetadataResponse, error) {
-	return cl.shared(ctx, topics, autoCreate, func(ctx context.Context) (*protocol.MetadataResponse, error) {
+// reads of the same topics share one request (one sent at or after
+// sentAfter: see shared).
+func (cl *cluster) read(ctx context.Context, topics []string, autoCreate bool, sentAfter time.Time) (*protocol.MetadataResponse, error) {
+	return cl.shared(ctx, topics, autoCreate, sentAfter, func(ctx context.Context) (*protocol.MetadataResponse, error) {
 		var md *protocol.MetadataResponse
 		err := cl.withControlCtx(ctx, func(ctx context.Context, c *Conn) error {
 			resp, _, err := c.roundTrip(ctx, metadataRequest(topics, autoCreate), -1)

@@ -44,6 +44,7 @@ type topicIncarnation struct {
 // metadataFlight is a Metadata request in flight that others may join.
 type metadataFlight struct {
 	done   chan struct{}
+	sent   time.Time
 	joined int // callers waiting for it besides the sender, guarded by mu
 	resp   *protocol.MetadataResponse
 	err    error
@@ -118,10 +119,12 @@ func metadataRequest(topics []string, autoCreate bool) *protocol.MetadataRequest
 }
 
 // shared runs send, a Metadata request for topics, unless a request for
-// the same topics is in flight, whose answer it then returns; the answer
-// is merged into the cache. A caller joining a request whose sender gave
-// up (its context ended) sends its own.
-func (cl *metadataCache) shared(ctx context.Context, topics []string, autoCreate bool, send func(context.Context) (*protocol.MetadataResponse, error)) (*protocol.MetadataResponse, error) {
+// the same topics sent at or after sentAfter is in flight, whose answer it
+// then returns; the answer is merged into the cache. A request sent before
+// sentAfter may miss a change the caller made (a topic it just created):
+// the caller waits for it to end and joins or sends the next one. A caller
+// joining a request whose sender gave up (its context ended) sends its own.
+func (cl *metadataCache) shared(ctx context.Context, topics []string, autoCreate bool, sentAfter time.Time, send func(context.Context) (*protocol.MetadataResponse, error)) (*protocol.MetadataResponse, error) {
 	key := "\x01" // every topic
 	if topics != nil {
 		key = strings.Join(topics, "\x00")
@@ -139,12 +142,13 @@ func (cl *metadataCache) shared(ctx context.Context, topics []string, autoCreate
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		if f.err == nil || (!errors.Is(f.err, context.Canceled) && !errors.Is(f.err, context.DeadlineExceeded)) {
+		usable := !f.sent.Before(sentAfter)
+		if usable && (f.err == nil || (!errors.Is(f.err, context.Canceled) && !errors.Is(f.err, context.DeadlineExceeded))) {
 			return f.resp, f.err
 		}
 		cl.mu.Lock()
 	}
-	f := &metadataFlight{done: make(chan struct{})}
+	f := &metadataFlight{done: make(chan struct{}), sent: time.Now()}
 	cl.flights[key] = f
 	cl.mu.Unlock()
 

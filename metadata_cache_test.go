@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,14 +30,21 @@ func mcJoined(mc *metadataCache, topics ...string) int {
 
 // TestMetadataCacheOneRequestForAllUsers: a Reader's cluster, a Writer's
 // Transport and a Client of the same brokers asking for the same topic at
-// once send one Metadata request, and all get its answer.
+// once share Metadata requests: the Readers and Writers join the one in
+// flight; the Clients, which must see what they changed before the call,
+// wait for it and all share the next one. Two requests for ten callers.
 func TestMetadataCacheOneRequestForAllUsers(t *testing.T) {
 	c := fakebroker.NewCluster(t, fakebroker.Config{})
 	c.CreateTopic("mc", 2, 1)
 	b := c.Broker(1)
-	release := make(chan struct{})
+	gates := []chan struct{}{make(chan struct{}), make(chan struct{})}
+	var n atomic.Int32
 	b.Handle(protocol.Metadata, func(req protocol.Request, hdr protocol.RequestHeader) (protocol.Response, fakebroker.Action) {
-		return b.Default(req, hdr), fakebroker.Action{Wait: release}
+		i := int(n.Add(1)) - 1
+		if i < len(gates) {
+			return b.Default(req, hdr), fakebroker.Action{Wait: gates[i]}
+		}
+		return b.Default(req, hdr), fakebroker.Action{}
 	})
 
 	reader := newCluster(nil, c.Addrs())
@@ -51,8 +59,12 @@ func TestMetadataCacheOneRequestForAllUsers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	const perUser = 3
-	errs := make(chan error, 3*perUser)
+	errs := make(chan error, 3*perUser+1)
 	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); errs <- reader.refresh(ctx, "mc") }()
+	require.Eventually(t, func() bool { return mcJoined(reader.metadataCache, "mc") == 0 },
+		5*time.Second, time.Millisecond, "the first request is in flight")
 	for i := 0; i < perUser; i++ {
 		wg.Add(3)
 		go func() { defer wg.Done(); errs <- reader.refresh(ctx, "mc") }()
@@ -66,18 +78,21 @@ func TestMetadataCacheOneRequestForAllUsers(t *testing.T) {
 			errs <- err
 		}()
 	}
-	require.Eventually(t, func() bool { return mcJoined(reader.metadataCache, "mc") == 3*perUser-1 },
-		5*time.Second, time.Millisecond, "every caller joins the request in flight")
-	close(release)
+	require.Eventually(t, func() bool { return mcJoined(reader.metadataCache, "mc") == 3*perUser },
+		5*time.Second, time.Millisecond, "every caller waits for the request in flight")
+	close(gates[0])
+	require.Eventually(t, func() bool { return mcJoined(reader.metadataCache, "mc") == perUser-1 },
+		5*time.Second, time.Millisecond, "the Clients share the next request")
+	close(gates[1])
 	wg.Wait()
 	close(errs)
 	for err := range errs {
 		require.NoError(t, err)
 	}
-	assert.Equal(t, 1, b.Requests(protocol.Metadata), "Metadata requests for %d callers", 3*perUser)
-	n, ok := tc.cl.partitionCount("mc")
+	assert.Equal(t, 2, b.Requests(protocol.Metadata), "Metadata requests for %d callers", 3*perUser+1)
+	count, ok := tc.cl.partitionCount("mc")
 	assert.True(t, ok)
-	assert.Equal(t, 2, n)
+	assert.Equal(t, 2, count)
 }
 
 // TestMetadataCacheEpochMonotonicAcrossWriterAndReader: what a Writer

@@ -466,7 +466,7 @@ func (tc *transportCluster) refreshSince(ctx context.Context, topic string, sinc
 			topics = append(topics, t)
 		}
 	}
-	md, err := tc.read(ctx, topics, autoCreate)
+	md, err := tc.read(ctx, topics, autoCreate, time.Time{})
 	if err != nil {
 		return fmt.Errorf("reading metadata of %v: %w", topics, err)
 	}
@@ -480,12 +480,13 @@ func (tc *transportCluster) refreshSince(ctx context.Context, topic string, sinc
 
 // read asks for the metadata of topics (nil: every topic) and merges it
 // into the cache: on a control connection, or through the RoundTripper.
-// Concurrent reads of the same topics share one request.
-func (tc *transportCluster) read(ctx context.Context, topics []string, autoCreate bool) (*protocol.MetadataResponse, error) {
+// Concurrent reads of the same topics share one request (one sent at or
+// after sentAfter: see metadataCache.shared).
+func (tc *transportCluster) read(ctx context.Context, topics []string, autoCreate bool, sentAfter time.Time) (*protocol.MetadataResponse, error) {
 	if tc.rt == nil {
-		return tc.cl.read(ctx, topics, autoCreate)
+		return tc.cl.read(ctx, topics, autoCreate, sentAfter)
 	}
-	return tc.cl.shared(ctx, topics, autoCreate, func(ctx context.Context) (*protocol.MetadataResponse, error) {
+	return tc.cl.shared(ctx, topics, autoCreate, sentAfter, func(ctx context.Context) (*protocol.MetadataResponse, error) {
 		resp, err := tc.controlRoundTrip(ctx, metadataRequest(topics, autoCreate))
 		if err != nil {
 			return nil, err
