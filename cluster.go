@@ -126,7 +126,8 @@ func (cl *cluster) refresh(ctx context.Context, topics ...string) error {
 // reads of the same topics share one request (one sent at or after
 // sentAfter: see shared).
 func (cl *cluster) read(ctx context.Context, topics []string, autoCreate bool, sentAfter time.Time) (*protocol.MetadataResponse, error) {
-	return cl.shared(ctx, topics, autoCreate, sentAfter, func(ctx context.Context) (*protocol.MetadataResponse, error) {
+	ask := metadataAsk{who: credentials(cl.dialer), topics: topics, autoCreate: autoCreate, sentAfter: sentAfter}
+	return cl.shared(ctx, ask, func(ctx context.Context) (*protocol.MetadataResponse, error) {
 		var md *protocol.MetadataResponse
 		err := cl.withControlCtx(ctx, func(ctx context.Context, c *Conn) error {
 			resp, _, err := c.roundTrip(ctx, metadataRequest(topics, autoCreate), -1)

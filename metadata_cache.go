@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
@@ -118,20 +119,34 @@ func metadataRequest(topics []string, autoCreate bool) *protocol.MetadataRequest
 	return req
 }
 
-// shared runs send, a Metadata request for topics, unless a request for
-// the same topics sent at or after sentAfter is in flight, whose answer it
-// then returns; the answer is merged into the cache. A request sent before
-// sentAfter may miss a change the caller made (a topic it just created):
-// the caller waits for it to end and joins or sends the next one. A caller
-// joining a request whose sender gave up (its context ended) sends its own.
-func (cl *metadataCache) shared(ctx context.Context, topics []string, autoCreate bool, sentAfter time.Time, send func(context.Context) (*protocol.MetadataResponse, error)) (*protocol.MetadataResponse, error) {
-	key := "\x01" // every topic
-	if topics != nil {
-		key = strings.Join(topics, "\x00")
+// metadataAsk is a Metadata request a user of the cache wants answered.
+type metadataAsk struct {
+	// who names the credentials the request is sent with: brokers may
+	// hide topics from some users, so only users with the same ones
+	// share a request.
+	who        string
+	topics     []string // nil: every topic
+	autoCreate bool
+	// sentAfter: only an answer to a request sent at or after it will do.
+	sentAfter time.Time
+}
+
+// shared runs send, the Metadata request ask describes, unless a request
+// for the same topics and user sent at or after ask.sentAfter is in
+// flight, whose answer it then returns; the answer is merged into the
+// cache. A request sent before sentAfter may miss a change the caller made
+// (a topic it just created): the caller waits for it to end and joins or
+// sends the next one. A caller joining a request whose sender gave up (its
+// context ended) sends its own.
+func (cl *metadataCache) shared(ctx context.Context, ask metadataAsk, send func(context.Context) (*protocol.MetadataResponse, error)) (*protocol.MetadataResponse, error) {
+	key := ask.who + "\x03\x01" // every topic
+	if ask.topics != nil {
+		key = ask.who + "\x03" + strings.Join(ask.topics, "\x00")
 	}
-	if autoCreate {
+	if ask.autoCreate {
 		key += "\x02"
 	}
+	sentAfter := ask.sentAfter
 	cl.mu.Lock()
 	for cl.flights[key] != nil {
 		f := cl.flights[key]
@@ -319,4 +334,15 @@ func (cl *metadataCache) broker(id int) (Broker, bool) {
 	defer cl.mu.Unlock()
 	b, ok := cl.brokers[id]
 	return b, ok
+}
+
+// credentials names the SASL identity of connections dialed by d, for
+// metadataAsk.who ("" without SASL). Two mechanism values print the same
+// only when they hold the same settings; the string never leaves the
+// process.
+func credentials(d *Dialer) string {
+	if d == nil || d.SASLMechanism == nil {
+		return ""
+	}
+	return fmt.Sprintf("%T:%+v", d.SASLMechanism, d.SASLMechanism)
 }

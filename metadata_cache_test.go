@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rackfetch/kafka-go/protocol"
+	"github.com/rackfetch/kafka-go/sasl/plain"
 	"github.com/rackfetch/kafka-go/testing/fakebroker"
 )
 
@@ -22,7 +23,7 @@ import (
 func mcJoined(mc *metadataCache, topics ...string) int {
 	mc.mu.Lock()
 	defer mc.mu.Unlock()
-	if f := mc.flights[strings.Join(topics, "\x00")]; f != nil {
+	if f := mc.flights["\x03"+strings.Join(topics, "\x00")]; f != nil { // no SASL
 		return f.joined
 	}
 	return -1
@@ -181,4 +182,44 @@ func TestMetadataCacheEveryBrokerErrorKept(t *testing.T) {
 
 	_, err := (&Client{Addr: TCP(addrs...), Transport: tr}).Metadata(ctx, &MetadataRequest{Topics: []string{"t"}})
 	check("client", err)
+}
+
+// TestMetadataCacheRequestsNotSharedAcrossUsers: brokers may hide topics
+// from some users, so a request in flight for one SASL user is not
+// answered to another; both answers still go into the one cache.
+func TestMetadataCacheRequestsNotSharedAcrossUsers(t *testing.T) {
+	alice := credentials(&Dialer{SASLMechanism: plain.Mechanism{Username: "alice", Password: "a"}})
+	bob := credentials(&Dialer{SASLMechanism: plain.Mechanism{Username: "bob", Password: "b"}})
+	require.NotEqual(t, alice, bob)
+	require.Equal(t, alice, credentials(&Dialer{SASLMechanism: plain.Mechanism{Username: "alice", Password: "a"}}))
+
+	mc := newMetadataCache()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	answer := func(epoch int32) *protocol.MetadataResponse {
+		return &protocol.MetadataResponse{Brokers: testBrokers(), Topics: mdAnswer{id: 1, parts: []mdPart{{0, 1, epoch, nil}}}.topics()}
+	}
+	gate := make(chan struct{})
+	var sent atomic.Int32
+	aliceDone := make(chan error, 1)
+	go func() {
+		_, err := mc.shared(ctx, metadataAsk{who: alice, topics: []string{"t"}}, func(context.Context) (*protocol.MetadataResponse, error) {
+			sent.Add(1)
+			<-gate
+			return answer(4), nil
+		})
+		aliceDone <- err
+	}()
+	require.Eventually(t, func() bool { return sent.Load() == 1 }, 5*time.Second, time.Millisecond)
+	_, err := mc.shared(ctx, metadataAsk{who: bob, topics: []string{"t"}}, func(context.Context) (*protocol.MetadataResponse, error) {
+		sent.Add(1)
+		return answer(7), nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, int32(2), sent.Load(), "bob sent his own request while alice's was in flight")
+	close(gate)
+	require.NoError(t, <-aliceDone)
+	p, ok := mc.partition("t", 0)
+	require.True(t, ok)
+	assert.Equal(t, 7, p.LeaderEpoch, "alice's older answer did not undo bob's")
 }

@@ -486,13 +486,28 @@ func (tc *transportCluster) read(ctx context.Context, topics []string, autoCreat
 	if tc.rt == nil {
 		return tc.cl.read(ctx, topics, autoCreate, sentAfter)
 	}
-	return tc.cl.shared(ctx, topics, autoCreate, sentAfter, func(ctx context.Context) (*protocol.MetadataResponse, error) {
+	ask := metadataAsk{who: tc.credentials(), topics: topics, autoCreate: autoCreate, sentAfter: sentAfter}
+	return tc.cl.shared(ctx, ask, func(ctx context.Context) (*protocol.MetadataResponse, error) {
 		resp, err := tc.controlRoundTrip(ctx, metadataRequest(topics, autoCreate))
 		if err != nil {
 			return nil, err
 		}
 		return resp.(*protocol.MetadataResponse), nil
 	})
+}
+
+// credentials names who the RoundTripper's requests are sent as (see
+// metadataAsk.who): a Transport's SASL settings; a RoundTripper of the
+// program's own shares no request.
+func (tc *transportCluster) credentials() string {
+	t, ok := tc.rt.(*Transport)
+	if !ok {
+		return fmt.Sprintf("roundtripper %p", tc)
+	}
+	if t.dialer != nil {
+		return credentials(t.dialer)
+	}
+	return credentials(&Dialer{SASLMechanism: t.SASL})
 }
 
 // initProducerID asks a broker for a producer id and epoch, for idempotent
