@@ -28,9 +28,8 @@ type metadataCache struct {
 	partitions   map[topicPartition]Partition
 	topics       map[string][]int // partition ids per topic, sorted
 	incarnations map[string]topicIncarnation
-	retired      map[[16]byte]bool    // topic IDs of deleted incarnations
-	fresh        map[string]time.Time // when each topic was last read
-	refreshed    time.Time
+	retired      map[[16]byte]bool          // topic IDs of deleted incarnations
+	fresh        map[string]time.Time       // when each topic was last read
 	flights      map[string]*metadataFlight // reads in flight, by topics
 }
 
@@ -281,7 +280,6 @@ func (cl *metadataCache) merge(brokers []protocol.MetadataResponseBroker, topics
 		cl.topics[t.Name] = ids
 		cl.fresh[t.Name] = now
 	}
-	cl.refreshed = now
 }
 
 // newerOrSame reports whether answer p may replace the cached entry old of
