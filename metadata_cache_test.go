@@ -223,3 +223,46 @@ func TestMetadataCacheRequestsNotSharedAcrossUsers(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, 7, p.LeaderEpoch, "alice's older answer did not undo bob's")
 }
+
+// mcShared reports whether the process holds a cache for addrs.
+func mcShared(addrs []string) bool {
+	key := acquireMetadataCache(addrs)
+	defer key.release()
+	metadataCaches.mu.Lock()
+	defer metadataCaches.mu.Unlock()
+	return key.refs > 1
+}
+
+// TestMetadataCacheForgottenWhenUnused: the cache lives while a Reader,
+// Writer or Client uses it, and is forgotten once all are closed (a later
+// cluster at the same addresses starts afresh).
+func TestMetadataCacheForgottenWhenUnused(t *testing.T) {
+	c := fakebroker.NewCluster(t, fakebroker.Config{})
+	c.CreateTopic("gone", 1, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.False(t, mcShared(c.Addrs()))
+
+	r := NewReader(ReaderConfig{Brokers: c.Addrs(), Topic: "gone", Partition: 0})
+	w := &Writer{Addr: TCP(c.Addrs()...), Topic: "gone", Transport: &Transport{}}
+	require.NoError(t, w.WriteMessages(ctx, Message{Value: []byte("v")}))
+	inner := &Transport{}
+	defer inner.CloseIdleConnections()
+	custom := &Writer{Addr: TCP(c.Addrs()...), Topic: "gone", Transport: roundTripperFunc(inner.RoundTrip)}
+	require.NoError(t, custom.WriteMessages(ctx, Message{Value: []byte("w")}))
+	_, err := (&Client{Addr: TCP(c.Addrs()...)}).Metadata(ctx, &MetadataRequest{Topics: []string{"gone"}})
+	require.NoError(t, err)
+	assert.True(t, mcShared(c.Addrs()), "in use")
+
+	require.NoError(t, r.Close())
+	require.NoError(t, w.Close())
+	assert.True(t, mcShared(c.Addrs()), "the custom RoundTripper's Writer still uses it")
+	require.NoError(t, custom.Close())
+	assert.False(t, mcShared(c.Addrs()), "every user closed")
+}
+
+type roundTripperFunc func(context.Context, net.Addr, protocol.Request) (protocol.Response, error)
+
+func (f roundTripperFunc) RoundTrip(ctx context.Context, addr net.Addr, req protocol.Request) (protocol.Response, error) {
+	return f(ctx, addr, req)
+}
