@@ -209,32 +209,32 @@ type clientCluster struct {
 }
 
 // metadata reads the cluster's metadata from addr. topics nil asks for
-// every topic; an empty non-nil slice for none.
+// every topic; an empty non-nil slice for none. The answer goes through
+// the process's metadata cache of addr (metadata_cache.go), shared with
+// the Writers, Readers and other Clients of the same brokers: concurrent
+// calls for the same topics send one request (one sent after the call
+// began), and every answer keeps the cache current.
 func (c *Client) metadata(ctx context.Context, addr net.Addr, topics []string) (*clientCluster, error) {
-	req := &protocol.MetadataRequest{}
-	if topics != nil {
-		req.Topics = make([]protocol.MetadataRequestTopic, len(topics))
-		for i, t := range topics {
-			req.Topics[i].Name = t
-		}
+	rt := c.transport()
+	if rt == nil {
+		return nil, errors.New("kafka.(*Client): no Transport (DefaultTransport is nil)")
 	}
-	m, err := responseAs[*protocol.MetadataResponse](c.roundTrip(ctx, addr, req))
+	// Through RoundTrip to addr, as kafka-go's Client asks, on the
+	// Transport's connection to addr.
+	// Only an answer sent after the call began: it sees what the caller
+	// changed before (a topic it created).
+	start := time.Now()
+	tc := newTransportCluster(nil, addr, rt)
+	defer tc.cl.close()
+	m, err := tc.read(ctx, topics, false, start)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("reading metadata from %s: %w", addr, err)
 	}
 	cl := &clientCluster{brokers: make(map[int32]Broker, len(m.Brokers)), controller: m.ControllerID, metadata: m}
 	for _, b := range m.Brokers {
-		cl.brokers[b.NodeID] = brokerOf(b)
+		cl.brokers[b.NodeID] = makeBroker(b)
 	}
 	return cl, nil
-}
-
-func brokerOf(b protocol.MetadataResponseBroker) Broker {
-	br := Broker{ID: int(b.NodeID), Host: b.Host, Port: int(b.Port)}
-	if b.Rack != nil {
-		br.Rack = *b.Rack
-	}
-	return br
 }
 
 // brokerAddr is the address to send a request to one broker.

@@ -68,7 +68,7 @@ func (c *Client) Metadata(ctx context.Context, req *MetadataRequest) (*MetadataR
 		Topics:    make([]Topic, len(m.Topics)),
 	}
 	for i, b := range m.Brokers {
-		res.Brokers[i] = brokerOf(b)
+		res.Brokers[i] = makeBroker(b)
 	}
 	if b, ok := cl.brokers[m.ControllerID]; ok {
 		res.Controller = b

@@ -31,32 +31,24 @@ import (
 // that the caller re-reads metadata and retries (atLeader).
 //
 // Metadata is monotonic per topic incarnation (see merge).
+//
+// The metadata itself is a metadataCache (metadata_cache.go) shared by every
+// cluster of the process with the same bootstrap addresses: Readers,
+// Writers (through Transport), ConsumerGroups and Clients see one view.
 type cluster struct {
+	*metadataCache // its mu guards its fields only
+
 	dialer    *Dialer
 	bootstrap []string
 	timeout   time.Duration // of one control request, see controlTimeout
 
-	mu           sync.Mutex
-	brokers      map[int]Broker
-	partitions   map[topicPartition]Partition
-	topics       map[string][]int // partition ids per topic, sorted
-	incarnations map[string]topicIncarnation
-	retired      map[[16]byte]bool     // topic IDs of deleted incarnations
+	connMu       sync.Mutex
 	conns        map[int]*Conn         // control connections by broker id
 	dialing      map[int]chan struct{} // dials in progress, by broker id (conn)
 	boot         *Conn                 // control connection to a bootstrap address
 	bootAddr     string
 	unresponsive map[string]stall // by address
-	refreshed    time.Time
 	closed       bool
-}
-
-// topicIncarnation is the topic ID a topic's cached partitions belong to
-// (zero when no answer carried one: Metadata before v10), and how many
-// different IDs the cache has seen for the topic's name.
-type topicIncarnation struct {
-	id         [16]byte
-	generation int
 }
 
 // stall records a broker that did not answer a control request in time or
@@ -106,36 +98,46 @@ func newCluster(dialer *Dialer, bootstrap []string) *cluster {
 		dialer = DefaultDialer
 	}
 	return &cluster{
-		dialer:       dialer,
-		bootstrap:    bootstrap,
-		timeout:      controlTimeout(dialer),
-		brokers:      map[int]Broker{},
-		partitions:   map[topicPartition]Partition{},
-		topics:       map[string][]int{},
-		incarnations: map[string]topicIncarnation{},
-		retired:      map[[16]byte]bool{},
-		conns:        map[int]*Conn{},
-		unresponsive: map[string]stall{},
+		metadataCache: acquireMetadataCache(bootstrap),
+		dialer:        dialer,
+		bootstrap:     bootstrap,
+		timeout:       controlTimeout(dialer),
+		conns:         map[int]*Conn{},
+		unresponsive:  map[string]stall{},
 	}
 }
 
 // refresh reads metadata for topics (brokers only when none are given)
-// from a responsive broker and merges it into the cache.
+// from a responsive broker and merges it into the cache. Concurrent
+// refreshes of the same topics, by any user of the cache, share one
+// request.
 func (cl *cluster) refresh(ctx context.Context, topics ...string) error {
 	if topics == nil {
 		topics = []string{} // brokers only; callers name the topics they need
 	}
-	err := cl.withControlCtx(ctx, func(ctx context.Context, c *Conn) error {
-		md, err := c.metadata(ctx, topics)
-		if err == nil {
-			cl.merge(md.Brokers, md.Topics)
-		}
-		return err
-	})
-	if err != nil {
+	if _, err := cl.read(ctx, topics, false, time.Time{}); err != nil {
 		return fmt.Errorf("refreshing metadata for %v: %w", topics, err)
 	}
 	return nil
+}
+
+// read asks a responsive broker for the metadata of topics (nil: every
+// topic), merges the answer into the cache and returns it. Concurrent
+// reads of the same topics share one request (one sent at or after
+// sentAfter: see shared).
+func (cl *cluster) read(ctx context.Context, topics []string, autoCreate bool, sentAfter time.Time) (*protocol.MetadataResponse, error) {
+	ask := metadataAsk{who: credentials(cl.dialer), topics: topics, autoCreate: autoCreate, sentAfter: sentAfter}
+	return cl.shared(ctx, ask, func(ctx context.Context) (*protocol.MetadataResponse, error) {
+		var md *protocol.MetadataResponse
+		err := cl.withControlCtx(ctx, func(ctx context.Context, c *Conn) error {
+			resp, _, err := c.roundTrip(ctx, metadataRequest(topics, autoCreate), -1)
+			if err == nil {
+				md = resp.(*protocol.MetadataResponse)
+			}
+			return err
+		})
+		return md, err
+	})
 }
 
 // withControl runs fn, a request any broker can answer, on a control
@@ -193,8 +195,9 @@ func (t controlTarget) String() string {
 // picked again and again.
 func (cl *cluster) controlTargets() []controlTarget {
 	now := time.Now()
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
+	brokers := cl.brokerList()
+	cl.connMu.Lock()
+	defer cl.connMu.Unlock()
 	type ranked struct {
 		t     controlTarget
 		rank  int
@@ -202,7 +205,8 @@ func (cl *cluster) controlTargets() []controlTarget {
 	}
 	var all []ranked
 	known := map[string]bool{}
-	for id, b := range cl.brokers {
+	for _, b := range brokers {
+		id := b.ID
 		t := controlTarget{id, hostPort(b)}
 		known[t.addr] = true
 		rank := 1
@@ -325,8 +329,8 @@ func closedUnderUs(err error) bool {
 // be reached.
 func (cl *cluster) markUnresponsive(addr string) {
 	now := time.Now()
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
+	cl.connMu.Lock()
+	defer cl.connMu.Unlock()
 	s, ok := cl.unresponsive[addr]
 	switch {
 	case ok && now.Before(s.until):
@@ -342,30 +346,30 @@ func (cl *cluster) markUnresponsive(addr string) {
 
 // markResponsive forgets a stall of the broker at addr once it answers.
 func (cl *cluster) markResponsive(addr string) {
-	cl.mu.Lock()
+	cl.connMu.Lock()
 	delete(cl.unresponsive, addr)
-	cl.mu.Unlock()
+	cl.connMu.Unlock()
 }
 
 // bootConn returns the control connection to the bootstrap address addr.
 // One bootstrap connection is kept, to the address that answered last.
 func (cl *cluster) bootConn(ctx context.Context, addr string) (*Conn, error) {
-	cl.mu.Lock()
+	cl.connMu.Lock()
 	if cl.closed {
-		cl.mu.Unlock()
+		cl.connMu.Unlock()
 		return nil, errClusterClosed
 	}
 	if c := cl.boot; c != nil && cl.bootAddr == addr && !c.isBroken() {
-		cl.mu.Unlock()
+		cl.connMu.Unlock()
 		return c, nil
 	}
-	cl.mu.Unlock()
+	cl.connMu.Unlock()
 	c, err := cl.dialer.connect(ctx, "tcp", addr, ConnConfig{Broker: -1})
 	if err != nil {
 		return nil, err
 	}
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
+	cl.connMu.Lock()
+	defer cl.connMu.Unlock()
 	if cl.closed {
 		c.Close()
 		return nil, errClusterClosed
@@ -377,165 +381,35 @@ func (cl *cluster) bootConn(ctx context.Context, addr string) (*Conn, error) {
 	return c, nil
 }
 
-// merge folds a metadata answer into the cache. Per topic, the cache
-// follows one incarnation, named by its topic ID (Metadata v10+):
-//
-//   - an answer naming a different ID than the cached one is a topic that
-//     was deleted and created again (its leader epochs restart at 0): it
-//     replaces the topic's cached partitions whatever their epochs, and the
-//     old ID is retired;
-//   - an answer naming a retired ID (a broker that has not yet learned of
-//     the deletion) is ignored;
-//   - within an incarnation (or without IDs), a partition's entry is only
-//     replaced by an answer of the same or a newer leader epoch: the
-//     cached epoch is a floor that never goes down. An answer without an
-//     epoch (-1: brokers before KIP-320) replaces only an entry without one
-//     either, since nothing says it is not older.
-//
-// A leaderless answer (leader -1) follows the same rule, at the same epoch
-// too: KRaft and ZooKeeper controllers bump the leader epoch when they take
-// leadership away, and a broker reports a partition leaderless at the
-// current epoch when that epoch's leader is no longer alive; either way it
-// is news the Reader must see (to stop fetching from a leader that is gone
-// and keep refreshing), not a stale answer. An older leaderless answer is
-// ignored like any older one.
-func (cl *cluster) merge(brokers []protocol.MetadataResponseBroker, topics []protocol.MetadataResponseTopic) {
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	for _, b := range brokers {
-		cl.brokers[int(b.NodeID)] = makeBroker(b)
-	}
-	md := &protocol.MetadataResponse{Brokers: brokers}
-	for i := range topics {
-		t := &topics[i]
-		if t.ErrorCode != 0 {
-			continue
-		}
-		inc := cl.incarnations[t.Name]
-		fresh := false
-		if t.TopicID != ([16]byte{}) {
-			if cl.retired[t.TopicID] {
-				continue // an earlier incarnation, from a lagging broker
-			}
-			if t.TopicID != inc.id {
-				if inc.id != ([16]byte{}) {
-					cl.retired[inc.id] = true
-					fresh = true
-				}
-				inc = topicIncarnation{id: t.TopicID, generation: inc.generation + 1}
-				cl.incarnations[t.Name] = inc
-			}
-		}
-		if fresh {
-			for _, id := range cl.topics[t.Name] {
-				delete(cl.partitions, topicPartition{t.Name, id})
-			}
-			delete(cl.topics, t.Name)
-		}
-		seen := map[int]bool{}
-		ids := make([]int, 0, len(t.Partitions))
-		for _, p := range makePartitions(md, t) {
-			tp := topicPartition{p.Topic, p.ID}
-			if old, ok := cl.partitions[tp]; !ok || newerOrSame(p, old) {
-				cl.partitions[tp] = p
-			}
-			seen[p.ID] = true
-			ids = append(ids, p.ID)
-		}
-		// Partitions are only ever added to a topic: one missing from a
-		// lagging broker's answer is still there.
-		for _, id := range cl.topics[t.Name] {
-			if !seen[id] {
-				ids = append(ids, id)
-			}
-		}
-		sort.Ints(ids)
-		cl.topics[t.Name] = ids
-	}
-	cl.refreshed = time.Now()
-}
-
-// newerOrSame reports whether answer p may replace the cached entry old of
-// the same partition and topic incarnation (see merge).
-func newerOrSame(p, old Partition) bool {
-	if p.LeaderEpoch < 0 {
-		return old.LeaderEpoch < 0
-	}
-	return p.LeaderEpoch >= old.LeaderEpoch
-}
-
-// topicID returns the ID of the topic incarnation the cached partitions of
-// topic belong to, and its generation: 0 while no answer carried an ID,
-// then 1, and one more each time the topic was found deleted and created
-// again. A fetcher that sees the generation change knows its offsets
-// belong to a topic that no longer exists.
-func (cl *cluster) topicID(topic string) (id [16]byte, generation int) {
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	inc := cl.incarnations[topic]
-	return inc.id, inc.generation
-}
-
-// partition returns the cached metadata of one partition.
-func (cl *cluster) partition(topic string, id int) (Partition, bool) {
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	p, ok := cl.partitions[topicPartition{topic, id}]
-	return p, ok
-}
-
-// topicPartitions returns the cached partitions of topic, in id order.
-func (cl *cluster) topicPartitions(topic string) ([]Partition, bool) {
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	ids, ok := cl.topics[topic]
-	if !ok {
-		return nil, false
-	}
-	out := make([]Partition, 0, len(ids))
-	for _, id := range ids {
-		out = append(out, cl.partitions[topicPartition{topic, id}])
-	}
-	return out, true
-}
-
-// broker returns a cached broker.
-func (cl *cluster) broker(id int) (Broker, bool) {
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	b, ok := cl.brokers[id]
-	return b, ok
-}
-
 // conn returns the control connection to broker id, dialing it if needed
 // (ctx bounds the dial, ApiVersions and SASL exchange).
 func (cl *cluster) conn(ctx context.Context, id int) (*Conn, error) {
 	for {
-		cl.mu.Lock()
+		cl.connMu.Lock()
 		if cl.closed {
-			cl.mu.Unlock()
+			cl.connMu.Unlock()
 			return nil, errClusterClosed
 		}
 		if c := cl.conns[id]; c != nil && !c.isBroken() {
-			cl.mu.Unlock()
+			cl.connMu.Unlock()
 			return c, nil
 		}
 		// One dial per broker at a time: many partitions starting at once
 		// would otherwise open a connection each and keep one.
 		wait := cl.dialing[id]
 		if wait == nil {
-			break // cl.mu still held
+			break // cl.connMu still held
 		}
-		cl.mu.Unlock()
+		cl.connMu.Unlock()
 		select {
 		case <-wait:
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
 	}
-	b, ok := cl.brokers[id]
+	b, ok := cl.broker(id)
 	if !ok {
-		cl.mu.Unlock()
+		cl.connMu.Unlock()
 		return nil, fmt.Errorf("broker %d is not in the cluster metadata", id)
 	}
 	done := make(chan struct{})
@@ -543,10 +417,10 @@ func (cl *cluster) conn(ctx context.Context, id int) (*Conn, error) {
 		cl.dialing = map[int]chan struct{}{}
 	}
 	cl.dialing[id] = done
-	cl.mu.Unlock()
+	cl.connMu.Unlock()
 	c, err := cl.dialer.connect(ctx, "tcp", hostPort(b), ConnConfig{Broker: b.ID, Rack: b.Rack})
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
+	cl.connMu.Lock()
+	defer cl.connMu.Unlock()
 	delete(cl.dialing, id)
 	close(done)
 	if err != nil {
@@ -566,7 +440,7 @@ func (cl *cluster) conn(ctx context.Context, id int) (*Conn, error) {
 // dropConn closes a control connection after a failure so the next use
 // redials.
 func (cl *cluster) dropConn(c *Conn) {
-	cl.mu.Lock()
+	cl.connMu.Lock()
 	for id, x := range cl.conns {
 		if x == c {
 			delete(cl.conns, id)
@@ -575,7 +449,7 @@ func (cl *cluster) dropConn(c *Conn) {
 	if cl.boot == c {
 		cl.boot = nil
 	}
-	cl.mu.Unlock()
+	cl.connMu.Unlock()
 	c.Close()
 }
 
@@ -638,8 +512,11 @@ func (cl *cluster) atLeader(ctx context.Context, topic string, partition int, fn
 
 // close closes every control connection.
 func (cl *cluster) close() {
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
+	cl.connMu.Lock()
+	defer cl.connMu.Unlock()
+	if !cl.closed {
+		cl.metadataCache.release()
+	}
 	cl.closed = true
 	for id, c := range cl.conns {
 		c.Close()

@@ -130,6 +130,9 @@ func (c *Conn) readPartitions(ctx context.Context, topics ...string) ([]Partitio
 		if t.ErrorCode != 0 {
 			return nil, fmt.Errorf("reading partitions of %q: %w", t.Name, Error(t.ErrorCode))
 		}
+		if t.TopicID != ([16]byte{}) {
+			c.topicIDs.Store(t.Name, t.TopicID) // for lookupPartition
+		}
 		partitions = append(partitions, makePartitions(md, &t)...)
 	}
 	return partitions, nil

@@ -92,11 +92,17 @@ func (d *Dialer) DialContext(ctx context.Context, network string, address string
 // DialLeader opens a connection to the leader of the partition for a given
 // topic; address is only used to discover the cluster.
 func (d *Dialer) DialLeader(ctx context.Context, network string, address string, topic string, partition int) (*Conn, error) {
-	p, err := d.LookupPartition(ctx, network, address, topic, partition)
+	p, id, err := d.lookupPartition(ctx, network, address, topic, partition)
 	if err != nil {
 		return nil, err
 	}
-	return d.DialPartition(ctx, network, address, p)
+	c, err := d.DialPartition(ctx, network, address, p)
+	if err == nil && id != ([16]byte{}) {
+		// The lookup's answer names the topic's ID: fetches on the new
+		// connection need not ask for it (Fetch v13+).
+		c.topicIDs.Store(topic, id)
+	}
+	return c, err
 }
 
 // DialPartition opens a connection to the leader of the partition described
@@ -130,14 +136,21 @@ func (d *Dialer) LookupLeader(ctx context.Context, network string, address strin
 // LookupPartition returns the description of one partition, retrying
 // temporary errors (a leader election in progress) until ctx ends.
 func (d *Dialer) LookupPartition(ctx context.Context, network string, address string, topic string, partition int) (Partition, error) {
+	p, _, err := d.lookupPartition(ctx, network, address, topic, partition)
+	return p, err
+}
+
+// lookupPartition is LookupPartition, also returning the topic's ID (zero
+// when the broker names none).
+func (d *Dialer) lookupPartition(ctx context.Context, network string, address string, topic string, partition int) (Partition, [16]byte, error) {
 	c, err := d.DialContext(ctx, network, address)
 	if err != nil {
-		return Partition{}, err
+		return Partition{}, [16]byte{}, err
 	}
 	defer c.Close()
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 && !sleep(ctx, backoff(attempt, 100*time.Millisecond, 2*time.Second)) {
-			return Partition{}, fmt.Errorf("looking up %s/%d: %w (last error: %w)", topic, partition, ctx.Err(), err)
+			return Partition{}, [16]byte{}, fmt.Errorf("looking up %s/%d: %w (last error: %w)", topic, partition, ctx.Err(), err)
 		}
 		var partitions []Partition
 		partitions, err = c.readPartitions(ctx, topic)
@@ -145,7 +158,7 @@ func (d *Dialer) LookupPartition(ctx context.Context, network string, address st
 			if isTemporary(err) {
 				continue
 			}
-			return Partition{}, err
+			return Partition{}, [16]byte{}, err
 		}
 		for _, p := range partitions {
 			if p.ID == partition {
@@ -153,11 +166,15 @@ func (d *Dialer) LookupPartition(ctx context.Context, network string, address st
 					err = p.Error
 					break
 				}
-				return p, p.Error
+				var id [16]byte
+				if v, ok := c.topicIDs.Load(topic); ok {
+					id = v.([16]byte)
+				}
+				return p, id, p.Error
 			}
 		}
 		if err == nil {
-			return Partition{}, fmt.Errorf("looking up %s/%d: %w", topic, partition, UnknownTopicOrPartition)
+			return Partition{}, [16]byte{}, fmt.Errorf("looking up %s/%d: %w", topic, partition, UnknownTopicOrPartition)
 		}
 	}
 }

@@ -2,9 +2,6 @@ package kafka
 
 import (
 	"context"
-	"errors"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -37,56 +34,18 @@ var (
 type readerMetadata struct {
 	version   atomic.Uint64
 	refreshed atomic.Int64 // unix nanoseconds of the latest refresh
-
-	mu       sync.Mutex
-	inflight map[string]*metadataCall // by topics
-}
-
-// metadataCall is a refresh in flight that others may join.
-type metadataCall struct {
-	done chan struct{}
-	err  error
 }
 
 // refreshMetadata reads the metadata of topics into the cluster cache and
 // tells the fetchers. Callers asking for the same topics while a refresh
-// is in flight share it: a group Reader's partitions all start at once.
+// is in flight share it (the cache's single flight): a group Reader's
+// partitions all start at once.
 func (r *Reader) refreshMetadata(ctx context.Context, topics ...string) error {
-	key := strings.Join(topics, "\x00")
-	m := &r.meta
-	m.mu.Lock()
-	for m.inflight[key] != nil {
-		call := m.inflight[key]
-		m.mu.Unlock()
-		select {
-		case <-call.done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		// The caller that sent it may have given up (its context):
-		// then ask again.
-		if call.err == nil || (!errors.Is(call.err, context.Canceled) && !errors.Is(call.err, context.DeadlineExceeded)) {
-			return call.err
-		}
-		m.mu.Lock()
-	}
-	call := &metadataCall{done: make(chan struct{})}
-	if m.inflight == nil {
-		m.inflight = map[string]*metadataCall{}
-	}
-	m.inflight[key] = call
-	m.mu.Unlock()
-
 	err := r.cluster.refresh(ctx, topics...)
 	if err == nil {
 		r.meta.refreshed.Store(time.Now().UnixNano())
 		r.meta.version.Add(1)
 	}
-	m.mu.Lock()
-	delete(m.inflight, key)
-	m.mu.Unlock()
-	call.err = err
-	close(call.done)
 	return err
 }
 

@@ -81,7 +81,7 @@ func newWriterCore(w *Writer) (*writerCore, error) {
 		return nil, errors.New("kafka.(*Writer): no Transport (DefaultTransport is nil)")
 	}
 	c.tc = newTransportCluster(nil, w.Addr, rt)
-	c.release = func() {}
+	c.release = c.tc.cl.close // gives back the metadata cache
 	return c, nil
 }
 

@@ -182,10 +182,7 @@ func (c *writerCore) pollLeaders(ctx context.Context, topics []string, targets [
 	if len(targets) == 0 {
 		return errors.New("no broker to ask")
 	}
-	req := &protocol.MetadataRequest{}
-	for _, t := range topics {
-		req.Topics = append(req.Topics, protocol.MetadataRequestTopic{Name: t})
-	}
+	req := metadataRequest(topics, false)
 	var lastErr error
 	ok := false
 	for _, b := range targets {

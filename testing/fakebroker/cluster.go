@@ -11,6 +11,7 @@ package fakebroker
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -51,9 +52,13 @@ type Cluster struct {
 	selector    bool
 	topics      map[string]*topic
 	nextTopicID uint64
+	serial      uint32 // of the cluster in the process, see createTopic
 	groups      map[string]*group
 	nextMember  int
 }
+
+// clusterSerial numbers the clusters of the process.
+var clusterSerial atomic.Uint32
 
 // NewCluster starts a cluster; t.Cleanup closes it.
 func NewCluster(t testing.TB, cfg Config) *Cluster {
@@ -76,6 +81,7 @@ func NewCluster(t testing.TB, cfg Config) *Cluster {
 		selector: cfg.RackAwareSelector,
 		topics:   map[string]*topic{},
 		groups:   map[string]*group{},
+		serial:   clusterSerial.Add(1),
 	}
 	t.Cleanup(c.Close)
 	for i := 0; i < cfg.Brokers; i++ {

@@ -72,7 +72,11 @@ func (c *Cluster) createTopic(name string, partitions, rf int) int16 {
 	c.nextTopicID++
 	t := &topic{name: name}
 	// Deterministic, non-zero ids: the zero UUID means "no id" on the wire.
+	// The cluster's serial makes them differ between clusters, as Kafka's
+	// random ids do: a client's metadata cache outliving a test's cluster
+	// must not take the next cluster's topic (on a reused port) for it.
 	binary.BigEndian.PutUint64(t.id[8:], c.nextTopicID)
+	binary.BigEndian.PutUint32(t.id[2:6], c.serial)
 	t.id[0] = 0x7a
 	n := len(c.brokers)
 	for p := 0; p < partitions; p++ {
