@@ -1066,7 +1066,15 @@ func TestRackFaultsAcceptance(t *testing.T) {
 		if !w.coord {
 			assert.Zero(t, f.gens, "%s: rebalances caused by a fault that is not the coordinator's", w.name)
 		}
-		assert.Less(t, f.gap, rfBound, "%s: longest gap without deliveries on partition %d (leader and rack-b replica up)", w.name, f.gapP)
+		// A Reader cannot deliver what the producer could not write: where
+		// the producer stalled on the same partition (Kafka 2.8's failovers
+		// stall it up to ~5 s, asserted below), the gap may exceed that
+		// stall by 1 s, no more.
+		gapBound := rfBound
+		if f.stallP == f.gapP && f.stall+time.Second > gapBound {
+			gapBound = f.stall + time.Second
+		}
+		assert.Less(t, f.gap, gapBound, "%s: longest gap without deliveries on partition %d (leader and rack-b replica up; producer stall there %v)", w.name, f.gapP, f.stall)
 		assert.Less(t, f.stall, rfBound, "%s: longest producer stall on partition %d (leader and rack-b replica up)", w.name, f.stallP)
 		assert.LessOrEqual(t, f.xrackSteady(), 0.01, "%s: share of bytes crossing racks while broker %d was up and in the ISR, its allowed return to it aside (%d bytes)", w.name, b, f.steadyBytes)
 		if w.newRun {
