@@ -87,3 +87,13 @@ func TestSelectorOneWait(t *testing.T) {
 		})
 	}
 }
+
+// Every backoff range gets its defaults and never a max below its min.
+func TestConfigBackoffRanges(t *testing.T) {
+	cfg := Config{FollowerBackoffMin: time.Second, FollowerBackoffMax: time.Millisecond,
+		ErrorBackoffMin: 2 * time.Second, ErrorBackoffMax: time.Second}.withDefaults()
+	assert.Equal(t, time.Second, cfg.FollowerBackoffMax, "follower max raised to its min")
+	assert.Equal(t, 2*time.Second, cfg.ErrorBackoffMax, "error max raised to its min")
+	assert.Equal(t, routeDefaultLeaderBackoffMin, cfg.LeaderBackoffMin)
+	assert.Equal(t, routeDefaultLeaderBackoffMax, cfg.LeaderBackoffMax)
+}

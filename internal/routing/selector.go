@@ -254,6 +254,20 @@ const (
 	routeUnknownReplicaHold    = 10 * time.Second
 )
 
+// backoffRange sets a zero (or negative) bound of a backoff range to its
+// default and keeps max at or above min.
+func backoffRange(min, max *time.Duration, defMin, defMax time.Duration) {
+	if *min <= 0 {
+		*min = defMin
+	}
+	if *max <= 0 {
+		*max = defMax
+	}
+	if *max < *min {
+		*max = *min
+	}
+}
+
 // withDefaults returns cfg with every zero (or negative) field set to its
 // default.
 func (cfg Config) withDefaults() Config {
@@ -266,30 +280,9 @@ func (cfg Config) withDefaults() Config {
 	if cfg.MaxSwitchesPerMinute <= 0 {
 		cfg.MaxSwitchesPerMinute = routeDefaultMaxSwitches
 	}
-	if cfg.FollowerBackoffMin <= 0 {
-		cfg.FollowerBackoffMin = routeDefaultFollowerBackoffMin
-	}
-	if cfg.FollowerBackoffMax <= 0 {
-		cfg.FollowerBackoffMax = routeDefaultFollowerBackoffMax
-	}
-	if cfg.FollowerBackoffMax < cfg.FollowerBackoffMin {
-		cfg.FollowerBackoffMax = cfg.FollowerBackoffMin
-	}
-	if cfg.LeaderBackoffMin <= 0 {
-		cfg.LeaderBackoffMin = routeDefaultLeaderBackoffMin
-	}
-	if cfg.LeaderBackoffMax <= 0 {
-		cfg.LeaderBackoffMax = routeDefaultLeaderBackoffMax
-	}
-	if cfg.LeaderBackoffMax < cfg.LeaderBackoffMin {
-		cfg.LeaderBackoffMax = cfg.LeaderBackoffMin
-	}
-	if cfg.ErrorBackoffMin <= 0 {
-		cfg.ErrorBackoffMin = routeDefaultErrorBackoffMin
-	}
-	if cfg.ErrorBackoffMax <= 0 {
-		cfg.ErrorBackoffMax = routeDefaultErrorBackoffMax
-	}
+	backoffRange(&cfg.FollowerBackoffMin, &cfg.FollowerBackoffMax, routeDefaultFollowerBackoffMin, routeDefaultFollowerBackoffMax)
+	backoffRange(&cfg.LeaderBackoffMin, &cfg.LeaderBackoffMax, routeDefaultLeaderBackoffMin, routeDefaultLeaderBackoffMax)
+	backoffRange(&cfg.ErrorBackoffMin, &cfg.ErrorBackoffMax, routeDefaultErrorBackoffMin, routeDefaultErrorBackoffMax)
 	return cfg
 }
 
