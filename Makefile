@@ -129,12 +129,12 @@ fuzz:
 	  for f in $$(grep '^Fuzz' <<<"$$list" || true); do \
 	    echo "fuzz: $$pkg $$f for $(FUZZTIME)"; \
 	    out=$$(mktemp); \
-	    if ! $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg 2>&1 | tee $$out; then \
-	      if grep -q 'context deadline exceeded' $$out && ! grep -q 'Failing input written' $$out; then \
-	        echo "fuzz: $$f: go test's own deadline fired with no failing input (a toolchain timeout on a busy machine): once more"; \
-	        $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg || { rm -f $$out; exit 1; }; \
-	      else rm -f $$out; exit 1; fi; \
-	    fi; \
+	    if $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg >$$out 2>&1; then cat $$out; \
+	    elif grep -q 'context deadline exceeded' $$out && ! grep -q 'Failing input written' $$out; then \
+	      sed 's/^/  fuzz: first attempt: /' $$out; \
+	      echo "fuzz: $$f: go test's own deadline fired with no failing input (a toolchain timeout on a busy machine): once more"; \
+	      $(GO) test -run '^$$' -fuzz "^$$f\$$" -fuzztime $(FUZZTIME) $$pkg || { rm -f $$out; exit 1; }; \
+	    else cat $$out; rm -f $$out; exit 1; fi; \
 	    rm -f $$out; \
 	    n=$$((n + 1)); \
 	  done; \
