@@ -247,10 +247,14 @@ const (
 	// before the leader is asked with the rack again (unless a metadata
 	// refresh shows it sooner). The first hold is short: the leader names
 	// a replica as soon as it rejoins the ISR, and the refresh that
-	// naming triggers may reach a broker that does not know it yet. While
-	// the replica stays unknown the hold doubles up to the maximum, which
-	// bounds the metadata refreshes the leader's naming can cause.
+	// naming triggers may reach a broker that does not know it yet (on
+	// ZooKeeper clusters the controller's UpdateMetadata reaches brokers
+	// seconds apart). The first holds stay short, so that the partition is
+	// back on its rack within a second of metadata catching up; while the
+	// replica stays unknown longer the hold doubles up to the maximum,
+	// which bounds the metadata refreshes the leader's naming can cause.
 	routeUnknownReplicaHoldMin = time.Second
+	routeUnknownShortHolds     = 5
 	routeUnknownReplicaHold    = 10 * time.Second
 )
 
@@ -570,8 +574,8 @@ func (s *Selector) onLeaderAnswer(ev Event, now time.Time, d *Decision) {
 	// back, which ends its cooldown.
 	s.cooldown.observeISR(x, s.tp(), true, now)
 	if !s.inSync(x) {
-		// Our metadata lags the leader's view: refresh it, once per hold,
-		// each hold twice as long as the one before (1 s → 10 s).
+		// Our metadata lags the leader's view: refresh it, once per hold
+		// (1 s five times, then doubling up to 10 s).
 		if !(s.held == x && s.heldReason == ReasonUnknownReplica && now.Before(s.heldUntil)) {
 			d.RefreshMetadata = true
 			if s.unknown != x {
@@ -579,7 +583,7 @@ func (s *Selector) onLeaderAnswer(ev Event, now time.Time, d *Decision) {
 			}
 			s.unknownHolds++
 		}
-		refuse(ReasonUnknownReplica, now.Add(routeBackoffStep(routeUnknownReplicaHoldMin, routeUnknownReplicaHold, s.unknownHolds)))
+		refuse(ReasonUnknownReplica, now.Add(unknownReplicaHold(s.unknownHolds)))
 		return
 	}
 	if until, cooling := s.cooldown.coolingUntil(x, s.tp(), now); cooling {
@@ -667,6 +671,15 @@ func (s *Selector) leaderFailed() time.Duration {
 func (s *Selector) inSync(b int) bool { return InSync(&s.part, b) }
 
 // routeBackoffStep returns min doubled n-1 times, bounded by max (n ≥ 1).
+// unknownReplicaHold is the n-th hold (from 1) of a preferred replica
+// unknown to metadata.
+func unknownReplicaHold(n int) time.Duration {
+	if n <= routeUnknownShortHolds {
+		return routeUnknownReplicaHoldMin
+	}
+	return routeBackoffStep(2*routeUnknownReplicaHoldMin, routeUnknownReplicaHold, n-routeUnknownShortHolds)
+}
+
 func routeBackoffStep(min, max time.Duration, n int) time.Duration {
 	d := min
 	for i := 1; i < n && d < max; i++ {
