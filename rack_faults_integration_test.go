@@ -37,7 +37,9 @@ package kafka_test
 // the time a broker the test took down was still in that partition's ISR
 // (an acks=all write cannot complete then, whatever the client; Kafka
 // drops a dead replica after replica.lag.time.max.ms, 4 s on the test
-// cluster, 30 s by default) — raw_gap and raw_stall include it; xrack = the share
+// cluster, 30 s by default) and the time the partition's leader held a
+// produce request past its first second (rack_faults_held_test.go) —
+// raw_gap and raw_stall include both; xrack = the share
 // of the Reader's socket bytes NOT from the rack-b broker, counted only
 // while it is up and in the ISR of every partition, and xrack_after_return
 // the same without the return to it that back allows (at most 5 s from
@@ -51,6 +53,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -148,6 +151,7 @@ type rfHarness struct {
 	b        int // the rack-b broker
 	replicas [rkPartitions][]int
 	sockets  *rkSockets
+	held     *rfHeld // the producer's requests the brokers held
 	info     *rkLog
 	errLog   *rkLog
 
@@ -173,7 +177,21 @@ type rfHarness struct {
 	metaConns map[int]*kafka.Conn // the monitor's own
 }
 
+// rfDebugLogger logs with wall-clock times when RF_DEBUG is set (to line a
+// client's retries up with the faults), else nothing.
+func rfDebugLogger(t *testing.T, prefix string) kafka.Logger {
+	if os.Getenv("RF_DEBUG") == "" {
+		return nil
+	}
+	return kafka.LoggerFunc(func(f string, a ...any) {
+		t.Logf("%s %s: %s", time.Now().Format("15:04:05.000"), prefix, fmt.Sprintf(f, a...))
+	})
+}
+
 func (h *rfHarness) setDown(id int, down bool) {
+	if os.Getenv("RF_DEBUG") != "" {
+		fmt.Printf("%s harness: broker %d down=%v\n", time.Now().Format("15:04:05.000"), id, down)
+	}
 	h.mu.Lock()
 	if down {
 		h.down[id] = true
@@ -220,8 +238,12 @@ func (h *rfHarness) produce(ctx context.Context, w *kafka.Writer, p int) {
 		for i := range msgs {
 			msgs[i] = kafka.Message{Key: key, Value: rfValue(p, seq+int64(i))}
 		}
+		t0 := time.Now()
 		err := w.WriteMessages(ctx, msgs...)
 		now := time.Now()
+		if d := now.Sub(t0); d > time.Second && os.Getenv("RF_DEBUG") != "" {
+			fmt.Printf("%s producer: p%d write took %v (err %v)\n", now.Format("15:04:05.000"), p, d, err)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -414,6 +436,14 @@ func (h *rfHarness) sample() {
 		}
 	}
 	h.mu.Lock()
+	if os.Getenv("RF_DEBUG") != "" && s.known && len(h.samples) > 0 {
+		prev := h.samples[len(h.samples)-1]
+		for p := range s.leader {
+			if prev.leader[p] != s.leader[p] || len(prev.isr[p]) != len(s.isr[p]) {
+				fmt.Printf("%s monitor: p%d leader %d epoch %d isr %d replicas\n", s.at.Format("15:04:05.000"), p, s.leader[p], epoch[p], len(s.isr[p]))
+			}
+		}
+	}
 	if !s.known && len(h.samples) > 0 {
 		// No broker answered: the last view stands.
 		prev := h.samples[len(h.samples)-1]
@@ -434,12 +464,17 @@ func (h *rfHarness) eligible(s rfSample, p int) bool {
 	return s.known && s.leader[p] >= 0 && !s.down[s.leader[p]] && !s.down[h.b]
 }
 
-// writable: eligible, and no broker the test took down is still in p's
-// ISR. Until the leader drops such a replica (replica.lag.time.max.ms, and
-// on KRaft an election first when the controller froze) an acks=all write
-// cannot complete, whatever the client does, and nothing new can be read.
+// writable: eligible, no broker the test took down is still in p's ISR,
+// and the leader holds no request of the producer's unanswered. Until the
+// leader drops such a replica (replica.lag.time.max.ms, and on KRaft an
+// election first when the controller froze) an acks=all write cannot
+// complete, whatever the client does, and nothing new can be read; a
+// request the leader holds is the broker's time too (rfHeld).
 func (h *rfHarness) writable(s rfSample, p int) bool {
 	if !h.eligible(s, p) {
+		return false
+	}
+	if h.held.heldAt(h.c.Addr(s.leader[p]), s.at) {
 		return false
 	}
 	for _, r := range s.isr[p] {
@@ -814,7 +849,7 @@ func TestRackFaultsAcceptance(t *testing.T) {
 	ktesting.LockCluster(t)
 	a, b, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "b"), brokerInRack(t, c, "c")
 
-	h := &rfHarness{t: t, c: c, b: b, sockets: newRKSockets(), down: map[int]bool{}, metaConns: map[int]*kafka.Conn{}}
+	h := &rfHarness{t: t, c: c, b: b, sockets: newRKSockets(), held: newRFHeld(), down: map[int]bool{}, metaConns: map[int]*kafka.Conn{}}
 	assign := rkAssignments(a, b, cc)
 	for p, as := range assign {
 		h.replicas[p] = as.Replicas
@@ -847,6 +882,9 @@ func TestRackFaultsAcceptance(t *testing.T) {
 		Addr:         kafka.TCP(c.Brokers...),
 		Topic:        h.topic,
 		RequiredAcks: kafka.RequireAll,
+		Transport:    &kafka.Transport{Dial: h.held.dial},
+		Logger:       rfDebugLogger(t, "writer"),
+		ErrorLogger:  rfDebugLogger(t, "writer error"),
 		Balancer: kafka.BalancerFunc(func(m kafka.Message, ps ...int) int {
 			p, _ := strconv.Atoi(string(m.Key))
 			return p
