@@ -18,7 +18,7 @@ import (
 
 // defaultReaderMaxBufferedBytes is the default of
 // ReaderConfig.MaxBufferedBytes.
-const defaultReaderMaxBufferedBytes = 64 << 20
+const defaultReaderMaxBufferedBytes = 192 << 20
 
 // DefaultReaderBufferLimit is the default of SetReaderBufferLimit.
 const DefaultReaderBufferLimit = 256 << 20

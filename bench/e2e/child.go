@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"syscall"
@@ -46,14 +48,45 @@ func MaybeChild() {
 	}
 	var spec Spec
 	rep := Report{}
+	stop := profile()
 	if err := json.Unmarshal([]byte(js), &spec); err != nil {
 		rep.Error = fmt.Sprintf("decoding the spec: %v", err)
 	} else {
 		rep = Consume(spec)
 	}
+	stop()
 	out, _ := json.Marshal(rep)
 	fmt.Printf("%s%s\n", resultPrefix, out)
 	os.Exit(0)
+}
+
+// profileEnv and traceEnv name files a child writes its CPU profile and
+// execution trace to, for looking into one run (run the child by hand:
+// BENCH_E2E_CHILD='<spec as JSON>' BENCH_E2E_CPUPROFILE=cpu.out go run ./cmd/e2e).
+const (
+	profileEnv = "BENCH_E2E_CPUPROFILE"
+	traceEnv   = "BENCH_E2E_TRACE"
+)
+
+// profile starts what the environment asks for; the function it returns
+// stops it.
+func profile() (stop func()) {
+	var stops []func()
+	if path := os.Getenv(profileEnv); path != "" {
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
+		}
+	}
+	if path := os.Getenv(traceEnv); path != "" {
+		if f, err := os.Create(path); err == nil && trace.Start(f) == nil {
+			stops = append(stops, func() { trace.Stop(); f.Close() })
+		}
+	}
+	return func() {
+		for _, s := range stops {
+			s()
+		}
+	}
 }
 
 // Consume reads spec's records in this process.
