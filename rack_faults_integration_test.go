@@ -177,10 +177,14 @@ type rfHarness struct {
 	metaConns map[int]*kafka.Conn // the monitor's own
 }
 
-// rfDebugLogger logs with wall-clock times when RF_DEBUG is set (to line a
-// client's retries up with the faults), else nothing.
+// rfDebug (RF_DEBUG set) prints the Writer's log, the monitor's leader and
+// ISR changes and slow writes with wall-clock times, to line a client's
+// retries up with the faults.
+var rfDebug = os.Getenv("RF_DEBUG") != ""
+
+// rfDebugLogger logs with wall-clock times under rfDebug, else nothing.
 func rfDebugLogger(t *testing.T, prefix string) kafka.Logger {
-	if os.Getenv("RF_DEBUG") == "" {
+	if !rfDebug {
 		return nil
 	}
 	return kafka.LoggerFunc(func(f string, a ...any) {
@@ -189,7 +193,7 @@ func rfDebugLogger(t *testing.T, prefix string) kafka.Logger {
 }
 
 func (h *rfHarness) setDown(id int, down bool) {
-	if os.Getenv("RF_DEBUG") != "" {
+	if rfDebug {
 		fmt.Printf("%s harness: broker %d down=%v\n", time.Now().Format("15:04:05.000"), id, down)
 	}
 	h.mu.Lock()
@@ -241,7 +245,7 @@ func (h *rfHarness) produce(ctx context.Context, w *kafka.Writer, p int) {
 		t0 := time.Now()
 		err := w.WriteMessages(ctx, msgs...)
 		now := time.Now()
-		if d := now.Sub(t0); d > time.Second && os.Getenv("RF_DEBUG") != "" {
+		if d := now.Sub(t0); d > time.Second && rfDebug {
 			fmt.Printf("%s producer: p%d write took %v (err %v)\n", now.Format("15:04:05.000"), p, d, err)
 		}
 		if err != nil {
@@ -436,7 +440,7 @@ func (h *rfHarness) sample() {
 		}
 	}
 	h.mu.Lock()
-	if os.Getenv("RF_DEBUG") != "" && s.known && len(h.samples) > 0 {
+	if rfDebug && s.known && len(h.samples) > 0 {
 		prev := h.samples[len(h.samples)-1]
 		for p := range s.leader {
 			if prev.leader[p] != s.leader[p] || len(prev.isr[p]) != len(s.isr[p]) {

@@ -670,7 +670,6 @@ func (s *Selector) leaderFailed() time.Duration {
 // latest metadata: in the ISR, with a host, and not offline.
 func (s *Selector) inSync(b int) bool { return InSync(&s.part, b) }
 
-// routeBackoffStep returns min doubled n-1 times, bounded by max (n ≥ 1).
 // unknownReplicaHold is the n-th hold (from 1) of a preferred replica
 // unknown to metadata.
 func unknownReplicaHold(n int) time.Duration {
@@ -680,6 +679,7 @@ func unknownReplicaHold(n int) time.Duration {
 	return routeBackoffStep(2*routeUnknownReplicaHoldMin, routeUnknownReplicaHold, n-routeUnknownShortHolds)
 }
 
+// routeBackoffStep returns min doubled n-1 times, bounded by max (n ≥ 1).
 func routeBackoffStep(min, max time.Duration, n int) time.Duration {
 	d := min
 	for i := 1; i < n && d < max; i++ {
