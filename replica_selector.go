@@ -122,6 +122,7 @@ func routeFailure(err error) routing.Failure {
 	switch kerr {
 	case FencedLeaderEpoch, UnknownLeaderEpoch, NotLeaderForPartition:
 		f.Scope = routing.ScopeStaleClient
+		f.ReplicaAhead = kerr == FencedLeaderEpoch
 	case KafkaStorageError, RequestTimedOut:
 		f.Scope = routing.ScopeBroker
 	default:

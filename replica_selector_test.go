@@ -21,6 +21,7 @@ import (
 
 func TestRouteFailure(t *testing.T) {
 	stale := routing.Failure{Scope: routing.ScopeStaleClient, Refresh: routing.RefreshYes}
+	fenced := routing.Failure{Scope: routing.ScopeStaleClient, Refresh: routing.RefreshYes, ReplicaAhead: true}
 	conn := routing.Failure{Scope: routing.ScopeBroker, Refresh: routing.RefreshFromLeader}
 	part := routing.Failure{Scope: routing.ScopePartition}
 	partRefresh := routing.Failure{Scope: routing.ScopePartition, Refresh: routing.RefreshYes}
@@ -29,10 +30,10 @@ func TestRouteFailure(t *testing.T) {
 		want routing.Failure
 	}{
 		{NotLeaderForPartition, stale},
-		{FencedLeaderEpoch, stale},
+		{FencedLeaderEpoch, fenced},
 		{UnknownLeaderEpoch, stale},
 		{fmt.Errorf("fetching: %w", NotLeaderForPartition), stale},
-		{makeError(int16(FencedLeaderEpoch), "epoch 4 < 5"), stale},
+		{makeError(int16(FencedLeaderEpoch), "epoch 4 < 5"), fenced},
 		{OffsetOutOfRange, routing.Failure{Scope: routing.ScopePartition, OutOfRange: true}},
 		{ReplicaNotAvailable, partRefresh},
 		{UnknownTopicOrPartition, partRefresh},

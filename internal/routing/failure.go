@@ -14,6 +14,11 @@ type Failure struct {
 	OutOfRange bool
 	// Refresh says whether the partition's metadata may have changed.
 	Refresh Refresh
+	// ReplicaAhead: FENCED_LEADER_EPOCH, the replica knows a newer leader
+	// epoch than the request carried. Only fresh metadata helps; the
+	// leader would refuse the old epoch too, so it never counts against
+	// the replica however often it repeats while metadata catches up.
+	ReplicaAhead bool
 }
 
 // Scope says what a follower's failure blames.

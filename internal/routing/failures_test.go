@@ -8,7 +8,7 @@ var (
 
 	NotLeaderForPartition = stale
 	NotLeaderOrFollower   = stale
-	FencedLeaderEpoch     = stale
+	FencedLeaderEpoch     = Failure{Scope: ScopeStaleClient, Refresh: RefreshYes, ReplicaAhead: true}
 	UnknownLeaderEpoch    = stale
 
 	OffsetOutOfRange         = Failure{Scope: ScopePartition, OutOfRange: true}

@@ -42,6 +42,7 @@ import "time"
 //	F    fetched from F, -1                         → F (the TTL is not extended)
 //	F    fetched from F, empty at once, at/above HW → F, Backoff FollowerBackoffMin→Max (a non-empty fetch resets)
 //	F    stale-client error of F (†), ≤ 3 in a row  → F, RefreshMetadata, Backoff  ReasonStaleClient
+//	     (FENCED_LEADER_EPOCH: any number in a row; the Backoff grows to FollowerBackoffMax)
 //	F    partition error of F (‡)                   → L at once, (F, partition) cools down  ReasonFollowerFailed
 //	F    broker failure of F (§)                    → L at once, F cools down for all        ReasonFollowerFailed
 //	F    F cooling (it failed for another partition)→ L                          ReasonFollowerFailed
@@ -77,7 +78,11 @@ import "time"
 // change gives them for every partition it touches. Fresh metadata decides:
 // the replica still in the ISR is read again with the new epoch; out of it,
 // reads go to the leader (ReasonFollowerGone). Only a replica that keeps
-// saying so with fresh metadata counts as failed for the partition.
+// saying so with fresh metadata counts as failed for the partition — but
+// never for FENCED_LEADER_EPOCH: the replica is ahead of the client, and
+// the metadata a refresh reads may lag it for a while (a broker applying
+// the election later under load); the leader would fence the old epoch
+// too.
 // (‡) Kafka errors about one partition (OffsetOutOfRange — a follower's
 // range is not authoritative, only the leader decides resets —, unknown
 // partition, replica not available, corrupt records, ...).
@@ -636,7 +641,7 @@ func (s *Selector) onFailure(ev Event, now time.Time, d *Decision) {
 	}
 	if scope == ScopeStaleClient {
 		s.staleErrors++
-		if s.staleErrors <= routeMaxStaleErrors {
+		if s.staleErrors <= routeMaxStaleErrors || ev.Failure.ReplicaAhead {
 			// Fresh metadata tells whether the replica is still in the
 			// ISR (stay, with the new epoch) or not (go to the leader).
 			d.Reason = ReasonStaleClient

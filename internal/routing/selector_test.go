@@ -375,6 +375,15 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 					t.Error("want the (follower, partition) pair cooling, not the broker")
 				}
 			}},
+		{name: "fenced errors never fail the follower (the client is behind): the tenth refreshes and stays",
+			setup: rsEvents(pin2, rsRepeat(9, func(i int) Event { return evErr(time.Duration(i+1)*time.Second, 2, FencedLeaderEpoch) })),
+			ev:    evErr(10*time.Second, 2, FencedLeaderEpoch),
+			want:  Decision{Broker: 2, Reason: ReasonStaleClient, RefreshMetadata: true, Backoff: time.Second},
+			check: func(t *testing.T, s *Selector) {
+				if s.cooldown.cooling(2, rsTP, rsT0.Add(10*time.Second)) {
+					t.Error("the follower was cooled down for the client's stale epoch")
+				}
+			}},
 		{name: "stale-client errors: the backoff grows",
 			setup: rsEvents(pin2, rsRepeat(2, func(i int) Event { return evErr(time.Duration(i+1)*time.Second, 2, FencedLeaderEpoch) })),
 			ev:    evErr(3*time.Second, 2, FencedLeaderEpoch),
@@ -953,7 +962,7 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 		failure := (ev.Kind == EventDialFailed || ev.Kind == EventFetchError) && !ev.Failure.Canceled
 		if failure && ev.Broker == prev && prev != leader && ev.Kind == EventFetchError && ev.Failure.Scope == ScopeStaleClient {
 			mStale++
-			failure = mStale > routeMaxStaleErrors // with fresh metadata, still: a failure
+			failure = mStale > routeMaxStaleErrors && !ev.Failure.ReplicaAhead // with fresh metadata, still: a failure
 		}
 		if ev.Kind == EventFetched && ev.Broker == prev {
 			mStale = 0
