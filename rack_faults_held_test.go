@@ -16,16 +16,17 @@ import (
 // controller confirmed the shrink), with the Writer's request in flight
 // at the right leader all along.
 type rfHeld struct {
-	mu      sync.Mutex
-	since   map[*rfHeldConn]time.Time // requests in flight
-	done    map[string][][2]time.Time // answered ones, per address
-	addrOf  map[*rfHeldConn]string
-	dialer  net.Dialer
-	maxKept int
+	mu     sync.Mutex
+	since  map[*rfHeldConn]time.Time // requests in flight
+	done   map[string][][2]time.Time // answered ones, per address
+	dialer net.Dialer
 }
 
+// rfHeldKept bounds the answered requests kept per address.
+const rfHeldKept = 4096
+
 func newRFHeld() *rfHeld {
-	return &rfHeld{since: map[*rfHeldConn]time.Time{}, done: map[string][][2]time.Time{}, addrOf: map[*rfHeldConn]string{}, maxKept: 4096}
+	return &rfHeld{since: map[*rfHeldConn]time.Time{}, done: map[string][][2]time.Time{}}
 }
 
 func (h *rfHeld) dial(ctx context.Context, network, address string) (net.Conn, error) {
@@ -33,11 +34,7 @@ func (h *rfHeld) dial(ctx context.Context, network, address string) (net.Conn, e
 	if err != nil {
 		return nil, err
 	}
-	hc := &rfHeldConn{Conn: c, h: h}
-	h.mu.Lock()
-	h.addrOf[hc] = address
-	h.mu.Unlock()
-	return hc, nil
+	return &rfHeldConn{Conn: c, h: h, addr: address}, nil
 }
 
 // rfHeldAfter is how long a request must have been at the broker before
@@ -52,7 +49,7 @@ func (h *rfHeld) heldAt(address string, t time.Time) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for c, since := range h.since {
-		if h.addrOf[c] == address && !t.Before(since.Add(rfHeldAfter)) {
+		if c.addr == address && !t.Before(since.Add(rfHeldAfter)) {
 			return true
 		}
 	}
@@ -66,7 +63,8 @@ func (h *rfHeld) heldAt(address string, t time.Time) bool {
 
 type rfHeldConn struct {
 	net.Conn
-	h *rfHeld
+	h    *rfHeld
+	addr string
 }
 
 func (c *rfHeldConn) Write(p []byte) (int, error) {
@@ -102,9 +100,8 @@ func (c *rfHeldConn) answered() {
 		return
 	}
 	delete(h.since, c)
-	addr := h.addrOf[c]
 	// Only what can matter for a stall.
-	if now := time.Now(); now.Sub(since) > rfHeldAfter && len(h.done[addr]) < h.maxKept {
-		h.done[addr] = append(h.done[addr], [2]time.Time{since, now})
+	if now := time.Now(); now.Sub(since) > rfHeldAfter && len(h.done[c.addr]) < rfHeldKept {
+		h.done[c.addr] = append(h.done[c.addr], [2]time.Time{since, now})
 	}
 }
