@@ -192,6 +192,29 @@ func rfDebugLogger(t *testing.T, prefix string) kafka.Logger {
 	})
 }
 
+// rfTraceRouting (RF_TRACE=file) writes every routing event and decision of
+// the test's Readers to file, to tell why a partition stayed off rack b.
+func rfTraceRouting(t *testing.T) {
+	name := os.Getenv("RF_TRACE")
+	if name == "" {
+		return
+	}
+	f, err := os.Create(name)
+	require.NoError(t, err)
+	var mu sync.Mutex
+	kafka.SetRouteTrace(func(line string) {
+		mu.Lock()
+		fmt.Fprintln(f, line)
+		mu.Unlock()
+	})
+	t.Cleanup(func() {
+		kafka.SetRouteTrace(nil)
+		mu.Lock()
+		f.Close()
+		mu.Unlock()
+	})
+}
+
 func (h *rfHarness) setDown(id int, down bool) {
 	if rfDebug {
 		fmt.Printf("%s harness: broker %d down=%v\n", time.Now().Format("15:04:05.000"), id, down)
@@ -891,6 +914,7 @@ func TestRackFaultsAcceptance(t *testing.T) {
 	rkRequireSelector(t, c)
 	ktesting.LockCluster(t)
 	a, b, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "b"), brokerInRack(t, c, "c")
+	rfTraceRouting(t)
 
 	h := &rfHarness{t: t, c: c, b: b, sockets: newRKSockets(), held: newRFHeld(), down: map[int]bool{}, metaConns: map[int]*kafka.Conn{}}
 	assign := rkAssignments(a, b, cc)

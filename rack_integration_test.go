@@ -167,10 +167,13 @@ func newRKLogs(t *testing.T) (info, errs *rkLog) {
 
 func (l *rkLog) Printf(format string, args ...interface{}) {
 	s := fmt.Sprintf(format, args...)
+	now := time.Now()
 	l.mu.Lock()
-	*l.lines = append(*l.lines, rkLine{at: time.Now(), text: l.prefix + s})
+	*l.lines = append(*l.lines, rkLine{at: now, text: l.prefix + s})
 	l.mu.Unlock()
-	l.t.Logf("%s%s", l.prefix, s)
+	// The wall-clock time lines a routing change up with the harness's own
+	// timed lines (the broker faults, RF_DEBUG's monitor).
+	l.t.Logf("%s %s%s", now.Format("15:04:05.000"), l.prefix, s)
 }
 
 // rkChangeRE matches the fetcher's routing change line.

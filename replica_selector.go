@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/rackfetch/kafka-go/internal/routing"
@@ -95,8 +96,15 @@ func (s *replicaSelector) next(ev routeEvent) routeDecision {
 	if n := s.rs.Accepted(); n != s.accepted {
 		s.accepted, s.part = n, ev.Partition
 	}
+	if t := routeTrace.Load(); t != nil {
+		(*t)(s.part.Topic, s.part.ID, e, d)
+	}
 	return d
 }
+
+// routeTrace, when set (by tests only), sees every routing event and the
+// decision it led to: the refusals that move nothing leave no log line.
+var routeTrace atomic.Pointer[func(topic string, partition int, ev routing.Event, d routing.Decision)]
 
 // routeFailure classifies a failed fetch for the router: what a follower's
 // failure blames, and whether metadata may have changed. The kafka package

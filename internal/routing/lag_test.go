@@ -165,6 +165,14 @@ func TestReplicaSelectorFollowerLag(t *testing.T) {
 		{name: "OffsetOutOfRange with the check off: a failure", cfg: &lagOff, setup: pin2, ev: evOOR(100*time.Millisecond, 2, 120),
 			want: Decision{Broker: 1, Changed: true, Reason: ReasonFollowerFailed}},
 		{name: "the leader's OffsetOutOfRange is the Reader's", cfg: &lag2s, ev: evOOR(0, 1, 120), want: Decision{Broker: 1}},
+		// Seen on Kafka 2.8: the reader waited at 2 for new records when 2
+		// died; the leader's end moved on while 2 was away. That old wait
+		// is no lag of the replica the leader names once 2 is back.
+		{name: "a wait at the follower before it failed is not its lag", cfg: &lag2s,
+			setup: rsEvents(pin2, []Event{evFollowerAt(100*time.Millisecond, 100, 100), evErr(200*time.Millisecond, 2, connLost),
+				evLeaderHW(300*time.Millisecond, 150)}),
+			ev:   Event{Kind: EventFetched, Broker: 1, Now: rsT0.Add(5 * time.Second), Preferred: 2, Empty: true, FetchOffset: 100, NextOffset: 100, HighWatermark: 150},
+			want: Decision{Broker: 2, Changed: true, Reason: ReasonPreferred}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { runRouteCase(t, tc) })

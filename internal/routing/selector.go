@@ -42,7 +42,7 @@ import "time"
 //	F    fetched from F, -1                         → F (the TTL is not extended)
 //	F    fetched from F, empty at once, at/above HW → F, Backoff FollowerBackoffMin→Max (a non-empty fetch resets)
 //	F    stale-client error of F (†), ≤ 3 in a row  → F, RefreshMetadata, Backoff  ReasonStaleClient
-//	     (FENCED_LEADER_EPOCH: any number in a row; the Backoff grows to FollowerBackoffMax)
+//	     (FENCED_LEADER_EPOCH: any number in a row, not counted in the 3; the Backoff grows to FollowerBackoffMax)
 //	F    partition error of F (‡)                   → L at once, (F, partition) cools down  ReasonFollowerFailed
 //	F    broker failure of F (§)                    → L at once, F cools down for all        ReasonFollowerFailed
 //	F    F cooling (it failed for another partition)→ L                          ReasonFollowerFailed
@@ -52,6 +52,7 @@ import "time"
 //	F    fetched from L naming a refused replica    → L                          the refusal's reason
 //	any  metadata with a lower leader epoch         → ignored
 //	L    metadata, other leader or higher epoch     → new L, ValidateOffset      ReasonLeaderChanged
+//	     (the old L in the reader's rack and usable: stays there as F, TTL from now)
 //	F    metadata, other leader or higher epoch     → F if still usable, else new L; ValidateOffset
 //	F    metadata, F out of the ISR/offline/unknown → L                          ReasonFollowerGone
 //	any  metadata without a leader                  → unchanged, RefreshMetadata, Backoff
@@ -314,8 +315,11 @@ type Selector struct {
 	// budget. Any other answer of the leader, or another move, clears it.
 	renew int
 
-	emptyStreak  int // consecutive empty answers of the follower at its HW
-	staleErrors  int // consecutive stale-client errors of the follower
+	emptyStreak int // consecutive empty answers of the follower at its HW
+	staleErrors int // consecutive stale-client errors of the follower
+	// fencedErrors: how many of them were FENCED_LEADER_EPOCH, which never
+	// count towards routeMaxStaleErrors (only the backoff grows with them).
+	fencedErrors int
 	leaderErrors int // consecutive failures of the leader
 	failures     int // consecutive failed fetches and dials, of any broker (backoff.go)
 	refusals     int // consecutive namings of a refused replica by the leader
@@ -444,7 +448,10 @@ func (s *Selector) route(d *Decision, b int, reason Reason, now time.Time) {
 	}
 	s.cur = b
 	s.emptyStreak = 0
-	s.staleErrors = 0
+	s.staleErrors, s.fencedErrors = 0, 0
+	// The reader has not waited at b yet: a wait at the replica it had
+	// before (or at b before it failed) is no lag of b's now.
+	s.lag.waitOn = -1
 	d.Backoff = 0 // a new replica is asked at once
 }
 
@@ -503,8 +510,17 @@ func (s *Selector) onMetadata(p Partition, now time.Time, d *Decision) {
 		d.Reason = ReasonLeaderChanged
 		// A follower still in the ISR serves the new epoch as well as it
 		// served the old one: a leader change elsewhere is no reason to
-		// read across racks. Reads on the old leader follow the new one.
-		if !onFollower || !s.usable(s.cur, now) {
+		// read across racks. Reads on the old leader stay there too when
+		// it is in the reader's rack and still in the ISR (it is now such
+		// a follower: Kafka 2.x moves leadership back to a restarted
+		// preferred leader at once), as if the new leader had named it:
+		// its TTL starts now. Otherwise they follow the new leader.
+		switch {
+		case onFollower && s.usable(s.cur, now):
+		case !onFollower && s.cfg.Choice == nil && s.cur != s.leader && s.inOwnRack(s.cur) && s.usable(s.cur, now):
+			// (The client's choice, choice.go, makes the same call itself.)
+			s.pinnedAt = now
+		default:
 			s.route(d, s.leader, ReasonLeaderChanged, now)
 		}
 		return
@@ -533,7 +549,7 @@ func (s *Selector) onFetched(ev Event, now time.Time, d *Decision) {
 	case ev.Broker == s.cur:
 		// A follower's -1 means "stay with me": the pin holds, its TTL
 		// is not extended. Followers never name a replica; ignore one.
-		s.staleErrors = 0
+		s.staleErrors, s.fencedErrors = 0, 0
 		if !ev.Empty || ev.LongPolled {
 			s.emptyStreak = 0 // a long poll already waited
 		} else if ev.FetchOffset >= ev.HighWatermark {
@@ -641,7 +657,10 @@ func (s *Selector) onFailure(ev Event, now time.Time, d *Decision) {
 	}
 	if scope == ScopeStaleClient {
 		s.staleErrors++
-		if s.staleErrors <= routeMaxStaleErrors || ev.Failure.ReplicaAhead {
+		if ev.Failure.ReplicaAhead {
+			s.fencedErrors++
+		}
+		if s.staleErrors-s.fencedErrors <= routeMaxStaleErrors || ev.Failure.ReplicaAhead {
 			// Fresh metadata tells whether the replica is still in the
 			// ISR (stay, with the new epoch) or not (go to the leader).
 			d.Reason = ReasonStaleClient
@@ -669,6 +688,12 @@ const routeMaxStaleErrors = 3
 func (s *Selector) leaderFailed() time.Duration {
 	s.leaderErrors++
 	return routeBackoffStep(s.cfg.LeaderBackoffMin, s.cfg.LeaderBackoffMax, s.leaderErrors)
+}
+
+// inOwnRack reports whether broker b is in the reader's rack, per the
+// latest metadata.
+func (s *Selector) inOwnRack(b int) bool {
+	return s.cfg.Rack != "" && replicaRack(s.part, Replica{ID: b}) == s.cfg.Rack
 }
 
 // inSync reports whether broker b is a replica fit to read from per the

@@ -6,6 +6,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 )
 
 // The routing tests use one partition replicated on brokers 1..4 (racks
@@ -172,6 +174,8 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 	noHost3 := rsNoHost(rsDefault, 3)
 	offline3 := rsOffline(rsDefault, 3)
 	unknownEpoch := rsPart(1, -1, 1, 2, 3)
+	// leader2: the leader is in the reader's rack.
+	leader2 := rsPart(2, 5, 1, 2, 3)
 	cool2 := func(c *Cooldowns) { c.fail(2, wholeBroker, rsT0, 5*time.Minute) } // cooldownMin: 2 s
 	// lease: the leader names 2, then says -1 (reads come back).
 	lease := func(at time.Duration) []Event {
@@ -384,6 +388,10 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 					t.Error("the follower was cooled down for the client's stale epoch")
 				}
 			}},
+		{name: "fenced errors do not count towards the limit of the other stale-client errors",
+			setup: rsEvents(pin2, rsRepeat(5, func(i int) Event { return evErr(time.Duration(i+1)*time.Second, 2, FencedLeaderEpoch) })),
+			ev:    evErr(6*time.Second, 2, UnknownLeaderEpoch),
+			want:  Decision{Broker: 2, Reason: ReasonStaleClient, RefreshMetadata: true, Backoff: time.Second}},
 		{name: "stale-client errors: the backoff grows",
 			setup: rsEvents(pin2, rsRepeat(2, func(i int) Event { return evErr(time.Duration(i+1)*time.Second, 2, FencedLeaderEpoch) })),
 			ev:    evErr(3*time.Second, 2, FencedLeaderEpoch),
@@ -467,6 +475,19 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 			ev:   evMeta(time.Second, rsPart(3, 6, 1, 2, 3)),
 			want: Decision{Broker: 3, Changed: true, Reason: ReasonLeaderChanged, ValidateOffset: true}},
 		{name: "new leader while on the old leader: reads follow it", ev: evMeta(time.Second, rsPart(3, 6, 1, 2, 3)),
+			want: Decision{Broker: 3, Changed: true, Reason: ReasonLeaderChanged, ValidateOffset: true}},
+		{name: "new leader while on the old leader in the reader's rack: it stays, as a follower", init: &leader2,
+			ev: evMeta(time.Second, rsPart(3, 6, 1, 2, 3)), want: Decision{Broker: 2, Reason: ReasonLeaderChanged, ValidateOffset: true},
+			check: func(t *testing.T, s *Selector) {
+				assert.Equal(t, 3, s.Partition().Leader.ID, "the new leader")
+				d := s.step(evTick(time.Second + s.cfg.PreferenceTTL))
+				assert.Equal(t, Decision{Broker: 3, Changed: true, Reason: ReasonTTL}, d, "its TTL runs from the leader change")
+			}},
+		{name: "new leader while on the old leader in the reader's rack, out of the ISR: reads follow", init: &leader2,
+			ev: evMeta(time.Second, rsPart(3, 6, 1, 3)), want: Decision{Broker: 3, Changed: true, Reason: ReasonLeaderChanged, ValidateOffset: true}},
+		{name: "new leader while on the old leader in the reader's rack, cooling: reads follow", init: &leader2,
+			mid:  func(s *Selector) { s.cooldown.fail(2, rsTP, rsT0.Add(time.Second), time.Minute) },
+			ev:   evMeta(time.Second, rsPart(3, 6, 1, 2, 3)),
 			want: Decision{Broker: 3, Changed: true, Reason: ReasonLeaderChanged, ValidateOffset: true}},
 		{name: "new leader epoch on the leader", ev: evMeta(0, rsPart(1, 6, 1, 2, 3)),
 			want: Decision{Broker: 1, Reason: ReasonLeaderChanged, ValidateOffset: true}},
@@ -1041,7 +1062,9 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 			case c.cooling(b, rsTP, now):
 				fail("routed to %d while the cache has it cooling", b)
 			}
-			if d.Changed || (ev.Kind == EventFetched && ev.Broker == newLeader && ev.Preferred == b) {
+			// A pin starts with a move, a naming by the leader, or a
+			// leader change that leaves the reads on the old leader.
+			if d.Changed || (ev.Kind == EventFetched && ev.Broker == newLeader && ev.Preferred == b) || (prev == leader && b == prev) {
 				pinStart = now
 			}
 			if now.Sub(pinStart) >= cfg.PreferenceTTL {
