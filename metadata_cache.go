@@ -121,8 +121,9 @@ func metadataRequest(topics []string, autoCreate bool) *protocol.MetadataRequest
 // metadataAsk is a Metadata request a user of the cache wants answered.
 type metadataAsk struct {
 	// who names the credentials the request is sent with: brokers may
-	// hide topics from some users, so only users with the same ones
-	// share a request.
+	// hide topics from some users, and a request over other TLS settings
+	// may fail where this one would not, so only callers with the same
+	// ones share a request.
 	who        string
 	topics     []string // nil: every topic
 	autoCreate bool
@@ -334,13 +335,23 @@ func (cl *metadataCache) broker(id int) (Broker, bool) {
 	return b, ok
 }
 
-// credentials names the SASL identity of connections dialed by d, for
-// metadataAsk.who ("" without SASL). Two mechanism values print the same
-// only when they hold the same settings; the string never leaves the
+// credentials names who connections dialed by d are (for metadataAsk.who):
+// the SASL identity and the TLS settings. Two mechanism values print the
+// same only when they hold the same settings; TLS settings are the same
+// only as the same *tls.Config (a request over another TLS setup may fail
+// where this one would not: a client must never get the error of another
+// client's certificates or missing TLS). The string never leaves the
 // process.
 func credentials(d *Dialer) string {
-	if d == nil || d.SASLMechanism == nil {
+	if d == nil {
 		return ""
 	}
-	return fmt.Sprintf("%T:%+v", d.SASLMechanism, d.SASLMechanism)
+	who := ""
+	if d.SASLMechanism != nil {
+		who = fmt.Sprintf("%T:%+v", d.SASLMechanism, d.SASLMechanism)
+	}
+	if d.TLS != nil {
+		who += fmt.Sprintf("\x04tls:%p", d.TLS)
+	}
+	return who
 }

@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"net"
 	"strings"
@@ -222,6 +223,50 @@ func TestMetadataCacheRequestsNotSharedAcrossUsers(t *testing.T) {
 	p, ok := mc.partition("t", 0)
 	require.True(t, ok)
 	assert.Equal(t, 7, p.LeaderEpoch, "alice's older answer did not undo bob's")
+}
+
+// TestMetadataCacheRequestsNotSharedAcrossTLS: a client with other TLS
+// settings (none, another CA, other certificates) may fail where this one
+// would not, and must not get that error (seen in CI: a Writer with an
+// untrusted CA got "a TLS listener, for a client without TLS" from the
+// request of another Writer without TLS, at the same addresses).
+func TestMetadataCacheRequestsNotSharedAcrossTLS(t *testing.T) {
+	tlsA, tlsB := &tls.Config{}, &tls.Config{}
+	plainWho := credentials(&Dialer{})
+	whoA := credentials(&Dialer{TLS: tlsA})
+	require.NotEqual(t, plainWho, whoA)
+	require.NotEqual(t, whoA, credentials(&Dialer{TLS: tlsB}), "another TLS configuration")
+	require.Equal(t, whoA, credentials(&Dialer{TLS: tlsA}), "the same one")
+	require.Equal(t, (&transportCluster{rt: &Transport{TLS: tlsA}}).credentials(), whoA, "a Transport's TLS counts too")
+
+	mc := newMetadataCache()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	gate := make(chan struct{})
+	var sent atomic.Int32
+	plainDone := make(chan error, 1)
+	go func() {
+		_, err := mc.shared(ctx, metadataAsk{who: plainWho, topics: []string{"t"}}, func(context.Context) (*protocol.MetadataResponse, error) {
+			sent.Add(1)
+			<-gate
+			return nil, errors.New("a TLS listener, for a client without TLS")
+		})
+		plainDone <- err
+	}()
+	require.Eventually(t, func() bool { return sent.Load() == 1 }, 5*time.Second, time.Millisecond)
+	tlsErr := errors.New("x509: certificate signed by unknown authority")
+	done := make(chan error, 1)
+	go func() {
+		_, err := mc.shared(ctx, metadataAsk{who: whoA, topics: []string{"t"}}, func(context.Context) (*protocol.MetadataResponse, error) {
+			sent.Add(1)
+			return nil, tlsErr
+		})
+		done <- err
+	}()
+	require.ErrorIs(t, <-done, tlsErr, "the TLS client's own error, not the plaintext one's")
+	assert.Equal(t, int32(2), sent.Load())
+	close(gate)
+	require.Error(t, <-plainDone)
 }
 
 // mcShared reports whether the process holds a cache for addrs.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rackfetch/kafka-go/internal/fetchengine"
@@ -58,8 +59,11 @@ type Reader struct {
 	stctx context.Context
 	stop  context.CancelFunc
 
-	mu      sync.Mutex
-	closed  bool
+	mu     sync.Mutex
+	closed bool
+	// closing mirrors closed for the group-mode read path, which needs
+	// nothing else of r.mu (one lock fewer per message).
+	closing atomic.Bool
 	started bool  // partition mode: the fetcher runs
 	gen     int64 // generation of fetchers (and of queued messages)
 	cancel  context.CancelFunc
@@ -136,6 +140,7 @@ func (r *Reader) Close() error {
 		return nil
 	}
 	r.closed = true
+	r.closing.Store(true)
 	r.cancel()
 	r.mu.Unlock()
 
@@ -263,17 +268,22 @@ func (r *Reader) FetchBatch(ctx context.Context) (*MessageBatch, error) {
 // beforeRead starts the partition fetcher on first use and returns the
 // current generation.
 func (r *Reader) beforeRead() (int64, error) {
+	if r.useConsumerGroup() {
+		// The queue's runs carry their generation: the group needs none.
+		if r.closing.Load() {
+			return 0, io.EOF
+		}
+		return 0, nil
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return 0, io.EOF
 	}
-	if !r.useConsumerGroup() {
-		if !r.started {
-			r.startPartition()
-		}
-		r.activateReadLag()
+	if !r.started {
+		r.startPartition()
 	}
+	r.activateReadLag()
 	return r.gen, nil
 }
 

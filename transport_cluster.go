@@ -161,8 +161,8 @@ func (tc *transportCluster) read(ctx context.Context, topics []string, autoCreat
 }
 
 // credentials names who the RoundTripper's requests are sent as (see
-// metadataAsk.who): a Transport's SASL settings; a RoundTripper of the
-// program's own shares no request.
+// metadataAsk.who): a Transport's SASL and TLS settings; a RoundTripper of
+// the program's own shares no request.
 func (tc *transportCluster) credentials() string {
 	t, ok := tc.rt.(*Transport)
 	if !ok {
@@ -171,7 +171,7 @@ func (tc *transportCluster) credentials() string {
 	if t.dialer != nil {
 		return credentials(t.dialer)
 	}
-	return credentials(&Dialer{SASLMechanism: t.SASL})
+	return credentials(&Dialer{SASLMechanism: t.SASL, TLS: t.TLS})
 }
 
 // initProducerID asks a broker for a producer id and epoch, for idempotent
