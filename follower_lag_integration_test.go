@@ -263,6 +263,7 @@ func flThrottled(t *testing.T, c *ktesting.Cluster, sel kafka.ReplicaSelector) {
 		back = "client-selected replica"
 	}
 	a, b, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "b"), brokerInRack(t, c, "c")
+	rfTraceRouting(t)
 	topic := createTopic(t, c, kafka.TopicConfig{ReplicaAssignments: []kafka.ReplicaAssignment{{Partition: 0, Replicas: []int{a, b, cc}}}})
 	ctx := testContext(t, 4*time.Minute)
 	cl := &kafka.Client{Addr: kafka.TCP(c.Brokers...), Timeout: 10 * time.Second}

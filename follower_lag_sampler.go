@@ -3,6 +3,7 @@ package kafka
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +59,7 @@ func (config *ReaderConfig) followerLagPoll() time.Duration     { return config.
 func (r *Reader) leaderEndsLoop(ctx context.Context) {
 	tick := time.NewTicker(r.config.followerLagSampling())
 	defer tick.Stop()
+	logged := map[int]string{} // the error last logged, by leader
 	for {
 		select {
 		case <-ctx.Done():
@@ -65,7 +67,15 @@ func (r *Reader) leaderEndsLoop(ctx context.Context) {
 		case <-tick.C:
 		}
 		for leader, tps := range r.stats.followerReads() {
-			if err := r.sampleLeaderEnds(ctx, leader, tps); err != nil && ctx.Err() == nil {
+			err := r.sampleLeaderEnds(ctx, leader, tps)
+			if err == nil || ctx.Err() != nil {
+				delete(logged, leader)
+				continue
+			}
+			// Once per leader and error in a row: a new leader may answer
+			// the same for seconds, at every sample.
+			if msg := err.Error(); logged[leader] != msg {
+				logged[leader] = msg
 				r.logf("kafka reader: reading the high watermarks of %d partitions at leader %d: %v", len(tps), leader, err)
 			}
 		}
@@ -113,7 +123,9 @@ func (r *Reader) sampleLeaderEnds(ctx context.Context, leader int, tps []topicPa
 	if len(req.Topics) == 0 {
 		return nil
 	}
+	var failed, stale []string
 	err, _ := r.cluster.attempt(ctx, controlTarget{leader, hostPort(b)}, func(ctx context.Context, c *Conn) error {
+		failed, stale = failed[:0], stale[:0]
 		r.leaderEnds.sent.Add(1)
 		resp, _, err := c.roundTrip(ctx, req, -1)
 		if err != nil {
@@ -122,8 +134,23 @@ func (r *Reader) sampleLeaderEnds(ctx context.Context, leader int, tps []topicPa
 		at := time.Now()
 		for _, t := range resp.(*protocol.ListOffsetsResponse).Topics {
 			for _, p := range t.Partitions {
-				if p.ErrorCode == 0 && p.Offset >= 0 {
-					tp := topicPartition{t.Name, int(p.PartitionIndex)}
+				tp := topicPartition{t.Name, int(p.PartitionIndex)}
+				if p.ErrorCode != 0 {
+					// A lag nobody samples is a lag nobody bounds: say so,
+					// and re-read metadata when it is stale. (A new leader
+					// answers OFFSET_NOT_AVAILABLE until its high watermark
+					// reaches its epoch's start, KIP-207: nothing to refresh.)
+					kerr := Error(p.ErrorCode)
+					failed = append(failed, fmt.Sprintf("%s: %v", tp, kerr))
+					switch kerr {
+					case NotLeaderForPartition, FencedLeaderEpoch, UnknownLeaderEpoch, UnknownTopicOrPartition:
+						if len(stale) == 0 || stale[len(stale)-1] != t.Name {
+							stale = append(stale, t.Name)
+						}
+					}
+					continue
+				}
+				if p.Offset >= 0 {
 					r.leaderEnds.put(tp, at, p.Offset)
 					r.stats.totals.leaderHighWatermark(tp, p.Offset) // the lag RoutingStats reports
 				}
@@ -131,6 +158,14 @@ func (r *Reader) sampleLeaderEnds(ctx context.Context, leader int, tps []topicPa
 		}
 		return nil
 	})
+	if err == nil && len(failed) > 0 {
+		if len(stale) > 0 {
+			if rerr := r.refreshMetadata(ctx, stale...); rerr != nil {
+				failed = append(failed, fmt.Sprintf("refreshing metadata: %v", rerr))
+			}
+		}
+		err = fmt.Errorf("partition errors: %s", strings.Join(failed, "; "))
+	}
 	return err
 }
 
