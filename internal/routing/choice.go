@@ -223,5 +223,7 @@ func (s *Selector) onMetadataChoice(p Partition, now time.Time, d *Decision) {
 	if p.Leader.ID < 0 || s.cur != s.leader {
 		return
 	}
-	s.clientLease(d, -1, now)
+	// After the TTL, metadata (a refresh after the leader failed) can come
+	// before the leader's answer: going back is a renewal all the same.
+	s.clientLease(d, s.renew, now)
 }

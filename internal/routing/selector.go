@@ -52,7 +52,8 @@ import "time"
 //	F    fetched from L naming a refused replica    → L                          the refusal's reason
 //	any  metadata with a lower leader epoch         → ignored
 //	L    metadata, other leader or higher epoch     → new L, ValidateOffset      ReasonLeaderChanged
-//	     (the old L in the reader's rack and usable: stays there as F, TTL from now)
+//	     (the old L in the reader's rack and usable: stays there as F, TTL from now;
+//	     an old L whose latest failure was a broker failure (§) cools down first)
 //	F    metadata, other leader or higher epoch     → F if still usable, else new L; ValidateOffset
 //	F    metadata, F out of the ISR/offline/unknown → L                          ReasonFollowerGone
 //	any  metadata without a leader                  → unchanged, RefreshMetadata, Backoff
@@ -64,6 +65,7 @@ import "time"
 //
 //	L    fetched from L, -1, C usable (*)           → F=C for PreferenceTTL      ReasonClientChoice
 //	L    fetched from L, -1, C = F the TTL just left→ F=C, a renewal             ReasonClientChoice
+//	     (metadata before the leader's answer, after it failed: a renewal too)
 //	L    fetched from L, -1, flap budget used up    → L                          ReasonFlapDamped
 //	L    metadata (start, leader change, cooldown over), C usable → F=C          ReasonClientChoice
 //	L    while a replica the leader named is refused→ L (the broker's choice wins)
@@ -321,8 +323,13 @@ type Selector struct {
 	// count towards routeMaxStaleErrors (only the backoff grows with them).
 	fencedErrors int
 	leaderErrors int // consecutive failures of the leader
-	failures     int // consecutive failed fetches and dials, of any broker (backoff.go)
-	refusals     int // consecutive namings of a refused replica by the leader
+	// leaderDown: the leader's latest failure blamed the broker (a dial,
+	// a lost connection, a timeout). When leadership moves away from it,
+	// it cools down like a follower that failed: it may be dead, and as a
+	// follower it would be read next.
+	leaderDown bool
+	failures   int // consecutive failed fetches and dials, of any broker (backoff.go)
+	refusals   int // consecutive namings of a refused replica by the leader
 
 	// The replica the leader names that is refused, and until when: the
 	// fetcher omits the rack meanwhile. held < 0 when none.
@@ -502,6 +509,10 @@ func (s *Selector) onMetadata(p Partition, now time.Time, d *Decision) {
 	}
 	if changed {
 		onFollower := s.cur != s.leader
+		if s.leaderDown && p.Leader.ID != s.leader {
+			s.cooldown.fail(s.leader, wholeBroker, now, s.cfg.Cooldown)
+		}
+		s.leaderDown = false
 		s.leader, s.epoch = p.Leader.ID, p.LeaderEpoch
 		s.leaderErrors = 0
 		s.refusals = 0
@@ -518,8 +529,12 @@ func (s *Selector) onMetadata(p Partition, now time.Time, d *Decision) {
 		switch {
 		case onFollower && s.usable(s.cur, now):
 		case !onFollower && s.cfg.Choice == nil && s.cur != s.leader && s.inOwnRack(s.cur) && s.usable(s.cur, now):
-			// (The client's choice, choice.go, makes the same call itself.)
 			s.pinnedAt = now
+		case !onFollower && s.cfg.Choice != nil && s.cur != s.leader && s.clientChoice(now) == s.cur:
+			// The client picks the old leader as it is now: reads stay,
+			// which is no lease (they never left it).
+			s.pinnedAt = now
+			d.Reason = ReasonClientChoice
 		default:
 			s.route(d, s.leader, ReasonLeaderChanged, now)
 		}
@@ -545,6 +560,7 @@ func (s *Selector) onFetched(ev Event, now time.Time, d *Decision) {
 	switch {
 	case ev.Broker == s.leader:
 		s.leaderErrors = 0
+		s.leaderDown = false
 		s.onLeaderAnswer(ev, now, d)
 	case ev.Broker == s.cur:
 		// A follower's -1 means "stay with me": the pin holds, its TTL
@@ -643,6 +659,7 @@ func (s *Selector) onFailure(ev Event, now time.Time, d *Decision) {
 		d.Reason = ReasonLeaderError
 		d.Backoff = s.leaderFailed()
 		d.RefreshMetadata = ev.Kind == EventDialFailed || ev.Failure.Refresh != RefreshNo
+		s.leaderDown = ev.Kind == EventDialFailed || ev.Failure.Scope == ScopeBroker
 		return
 	}
 	if ev.Broker < 0 || ev.Broker != s.cur {

@@ -489,6 +489,15 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 			mid:  func(s *Selector) { s.cooldown.fail(2, rsTP, rsT0.Add(time.Second), time.Minute) },
 			ev:   evMeta(time.Second, rsPart(3, 6, 1, 2, 3)),
 			want: Decision{Broker: 3, Changed: true, Reason: ReasonLeaderChanged, ValidateOffset: true}},
+		{name: "new leader after the in-rack old leader's dial failed: reads follow, it cools down", init: &leader2,
+			setup: []Event{evDial(500*time.Millisecond, 2)}, ev: evMeta(time.Second, rsPart(3, 6, 1, 2, 3)),
+			want: Decision{Broker: 3, Changed: true, Reason: ReasonLeaderChanged, ValidateOffset: true},
+			check: func(t *testing.T, s *Selector) {
+				assert.True(t, s.cooldown.cooling(2, rsOtherTP, rsT0.Add(time.Second)), "broker 2 cools down for every partition")
+			}},
+		{name: "new leader after the old leader's stale-client error: no cooldown", init: &leader2,
+			setup: []Event{evErr(500*time.Millisecond, 2, NotLeaderOrFollower)}, ev: evMeta(time.Second, rsPart(3, 6, 1, 2, 3)),
+			want: Decision{Broker: 2, Reason: ReasonLeaderChanged, ValidateOffset: true}},
 		{name: "new leader epoch on the leader", ev: evMeta(0, rsPart(1, 6, 1, 2, 3)),
 			want: Decision{Broker: 1, Reason: ReasonLeaderChanged, ValidateOffset: true}},
 		{name: "new leader epoch while pinned", setup: pin2, ev: evMeta(time.Second, rsPart(1, 6, 1, 2, 3)),
