@@ -243,6 +243,12 @@ func (f *fetcher) release() {
 	f.r.engine.Release(f.tp.topic, int32(f.tp.partition))
 }
 
+// hold tells the engine the partition will ask for a fetch as soon as the
+// application has taken some of what it fetched, and its broker has more.
+func (f *fetcher) hold() {
+	f.r.engine.Hold(f.tp.topic, int32(f.tp.partition))
+}
+
 // step runs one fetch and acts on it; it reports false when the fetcher
 // must stop.
 func (f *fetcher) step(ctx context.Context) bool {
@@ -330,7 +336,13 @@ func (f *fetcher) step(ctx context.Context) bool {
 	}
 	// One fetch ahead: the next fetch of the partition waits until the
 	// application has taken what the previous ones brought.
-	if n > 0 && r.queue.waitTaken(ctx, f.gen, f.tp, max(n, r.config.QueueCapacity), f.release) != nil {
+	// Waiting with records left at the broker, it holds rather than
+	// releases: the broker's loop then sends no long poll meanwhile.
+	before := f.release
+	if hw > f.offset {
+		before = f.hold
+	}
+	if n > 0 && r.queue.waitTaken(ctx, f.gen, f.tp, max(n, r.config.QueueCapacity), before) != nil {
 		return false
 	}
 

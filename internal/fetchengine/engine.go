@@ -138,8 +138,10 @@ type Engine struct {
 	loops  map[int]*loop
 	// back: the loop whose last response a partition was in, until it
 	// asks again or releases.
-	back  map[key]*loop
-	stats Stats
+	back map[key]*loop
+	// heldAt: the loop a held partition (Hold) will come back to.
+	heldAt map[key]*loop
+	stats  Stats
 	// inflight is what the requests in flight may bring.
 	inflight int64
 	// roomWait is closed by RoomFreed and when a request ends.
@@ -158,7 +160,7 @@ func New(cfg Config) *Engine {
 		cfg.IdleTimeout = 2 * time.Minute
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Engine{cfg: cfg, ctx: ctx, cancel: cancel, loops: map[int]*loop{}, back: map[key]*loop{}}
+	return &Engine{cfg: cfg, ctx: ctx, cancel: cancel, loops: map[int]*loop{}, back: map[key]*loop{}, heldAt: map[key]*loop{}}
 }
 
 // Close stops every loop and closes their connections.
@@ -223,7 +225,8 @@ func (e *Engine) Fetch(ctx context.Context, broker int, w Want) Result {
 	e.comeBack(k)
 	l := e.loops[broker]
 	if l == nil {
-		l = &loop{e: e, broker: broker, wake: make(chan struct{}, 1), pending: map[key]*waiter{}, out: map[key]bool{}}
+		l = &loop{e: e, broker: broker, wake: make(chan struct{}, 1), pending: map[key]*waiter{}, out: map[key]bool{},
+			held: map[key]bool{}, ends: map[key]int64{}}
 		e.loops[broker] = l
 		e.wg.Add(1)
 		go l.run()
@@ -257,8 +260,34 @@ func (e *Engine) Release(topic string, partition int32) {
 	e.mu.Unlock()
 }
 
-// comeBack ends the wait of the loop whose last response had k; e.mu held.
+// Hold says the partition waits for its application to take what it
+// fetched while its broker has more for it: it will ask again soon, and
+// meanwhile the broker's loop sends no long poll (HeldPoll at most), which
+// would keep the partition's next fetch waiting for records of the others.
+func (e *Engine) Hold(topic string, partition int32) {
+	k := key{topic, partition}
+	e.mu.Lock()
+	l := e.back[k]
+	e.comeBack(k)
+	if l != nil {
+		l.held[k] = true
+		e.heldAt[k] = l
+	}
+	e.mu.Unlock()
+}
+
+// HeldPoll bounds the long poll of a loop while a partition it serves is
+// held (Hold): the partition's next fetch waits at most that long for the
+// request in flight.
+const HeldPoll = 20 * time.Millisecond
+
+// comeBack ends the wait of the loop whose last response had k, and k's
+// hold; e.mu held.
 func (e *Engine) comeBack(k key) {
+	if l := e.heldAt[k]; l != nil {
+		delete(e.heldAt, k)
+		delete(l.held, k)
+	}
 	if l := e.back[k]; l != nil {
 		delete(e.back, k)
 		delete(l.out, k)
@@ -274,7 +303,9 @@ type loop struct {
 
 	// Guarded by e.mu:
 	pending map[key]*waiter
-	out     map[key]bool // in the last response, not back yet
+	out     map[key]bool  // in the last response, not back yet
+	held    map[key]bool  // held (Engine.Hold): back soon, with records to read
+	ends    map[key]int64 // each partition's readable end in its last answer here
 	hasConn bool
 	busy    bool // a request is in flight
 
@@ -360,7 +391,7 @@ func (l *loop) next() (batch []*waiter, reserved int64, ok bool) {
 			}
 			var want int64
 			for _, w := range batch {
-				want += int64(max(w.want.MaxBytes, 0))
+				want += l.need(w.want)
 			}
 			room = min(room, max(want, 1))
 			if e.cfg.Shared != nil {
@@ -413,6 +444,23 @@ func (l *loop) next() (batch []*waiter, reserved int64, ok bool) {
 	}
 }
 
+// caughtUpBytes is what the next fetch of a partition that has read its
+// broker's end reserves of the budget (MaxBytes if less, MinBytes if
+// more): a long poll brings what arrives while it waits, and the next fetch
+// at once whatever more there is. Reserving MaxBytes for every such
+// partition let long polls at idle brokers hold the whole budget while the
+// broker with records waited for them to end.
+const caughtUpBytes = 1 << 20
+
+// need returns what w's fetch reserves of the budget; e.mu held.
+func (l *loop) need(w Want) int64 {
+	n := int64(max(w.MaxBytes, 0))
+	if end, ok := l.ends[key{w.Topic, w.Partition}]; ok && w.Offset >= end {
+		n = min(n, max(caughtUpBytes, int64(l.e.cfg.MinBytes)))
+	}
+	return n
+}
+
 // restore puts batch back into pending (none of its callers answered).
 func restore(pending map[key]*waiter, batch []*waiter) map[key]*waiter {
 	for _, w := range batch {
@@ -444,7 +492,7 @@ func (e *Engine) room(l *loop) int64 {
 	}
 	active := 1 // l
 	for _, o := range e.loops {
-		if o != l && (o.busy || len(o.pending) > 0) {
+		if o != l && (o.busy || len(o.pending) > 0 || len(o.out) > 0 || len(o.held) > 0) {
 			active++
 		}
 	}
@@ -600,6 +648,11 @@ func (l *loop) request(batch []*waiter, vs protocol.Versions, maxBytes int64, us
 			stall = s
 		}
 	}
+	e.mu.Lock()
+	if len(l.held) > 0 {
+		wait = min(wait, HeldPoll)
+	}
+	e.mu.Unlock()
 	listed = l.sess.build(req, batch, useSession)
 	topics := map[string]int{}
 	for _, w := range listed {
@@ -643,6 +696,12 @@ func (l *loop) answer(batch []*waiter, resp *protocol.FetchResponse, base Result
 			}
 			if r.Partition == nil {
 				r.Err = fmt.Errorf("fetching %s/%d from broker %d: partition missing from the response", w.want.Topic, w.want.Partition, l.broker)
+			} else {
+				end := r.Partition.HighWatermark
+				if e.cfg.IsolationLevel == 1 && r.Partition.LastStableOffset >= 0 {
+					end = r.Partition.LastStableOffset
+				}
+				l.ends[k] = end
 			}
 		}
 		if r.Err == nil {

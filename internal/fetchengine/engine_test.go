@@ -156,6 +156,36 @@ func TestEngineWaitsForPartitionsOfLastResponse(t *testing.T) {
 	recv(t, b)
 }
 
+// A partition held for its application (Hold) lets the loop go on without
+// it, but with a short poll, so that its next fetch does not wait for a
+// long poll of the others; once it asks again, long polls resume.
+func TestEngineHeldPartitionShortensThePoll(t *testing.T) {
+	c := newFakeConn()
+	e := testEngine(t, c, Config{Linger: time.Minute})
+	require.NoError(t, recv(t, fetchAsync(e, 1, want(0, 0))).Err)
+	sent(t, c)
+	b := fetchAsync(e, 1, want(1, 0))
+	e.Hold("t", 0)
+	req := sent(t, c)
+	assert.Equal(t, []int32{1}, partitions(req))
+	assert.Equal(t, int32(HeldPoll/time.Millisecond), req.MaxWaitMs, "no long poll while partition 0 is held")
+	recv(t, b)
+	// Partition 1 is out (in the last response): the loop waits for it,
+	// and partition 0 asks first.
+	a := fetchAsync(e, 1, want(0, 1))
+	require.Eventually(t, func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return len(e.loops[1].pending) == 1
+	}, 5*time.Second, time.Millisecond)
+	b = fetchAsync(e, 1, want(1, 1))
+	req = sent(t, c)
+	assert.ElementsMatch(t, []int32{0, 1}, partitions(req))
+	assert.Equal(t, int32(1000), req.MaxWaitMs, "the hold ended: a long poll again")
+	recv(t, a)
+	recv(t, b)
+}
+
 // A partition that does not come back is waited for at most Linger.
 func TestEngineLingerBoundsTheWait(t *testing.T) {
 	c := newFakeConn()
@@ -196,6 +226,25 @@ func TestEngineBudget(t *testing.T) {
 	e.RoomFreed()
 	assert.Equal(t, int32(600), sent(t, c).MaxBytes)
 	recv(t, ch)
+}
+
+// A partition at its broker's end reserves only caughtUpBytes for its
+// next fetch: a long poll at an idle broker must not hold the budget that
+// a broker with records needs.
+func TestEngineCaughtUpPartitionReservesLittle(t *testing.T) {
+	c := newFakeConn()
+	e := testEngine(t, c, Config{Budget: 100 << 20, Buffered: func() int64 { return 0 }})
+	big := func(off int64) Want {
+		w := want(0, off)
+		w.MaxBytes = 10 << 20
+		return w
+	}
+	require.NoError(t, recv(t, fetchAsync(e, 1, big(0))).Err) // the fake's high watermark: offset + 1
+	assert.Equal(t, int32(10<<20), sent(t, c).MaxBytes, "nothing known yet: MaxBytes")
+	require.NoError(t, recv(t, fetchAsync(e, 1, big(1))).Err)
+	assert.Equal(t, int32(caughtUpBytes), sent(t, c).MaxBytes, "at the end: caughtUpBytes")
+	require.NoError(t, recv(t, fetchAsync(e, 1, big(0))).Err)
+	assert.Equal(t, int32(10<<20), sent(t, c).MaxBytes, "behind the end: MaxBytes")
 }
 
 // A failed dial answers every partition of the request with DialFailed.
@@ -375,7 +424,9 @@ func TestEngineSharedBudget(t *testing.T) {
 	shared.Add(1000) // other Readers hold it all
 	require.NoError(t, recv(t, fetchAsync(e, 1, w)).Err)
 	assert.Equal(t, int32(600), sent(t, c).MaxBytes, "a Reader holding nothing fetches whatever the others hold")
-	assert.Equal(t, int64(1000), shared.Held(), "the request's reservation was not given back")
+	// The loop gives the reservation back just after it answers.
+	require.Eventually(t, func() bool { return shared.Held() == 1000 }, 5*time.Second, time.Millisecond,
+		"the request's reservation was not given back")
 
 	mu.Lock()
 	own = 100 // now it holds some
@@ -383,6 +434,7 @@ func TestEngineSharedBudget(t *testing.T) {
 	shared.Release(300)
 	require.NoError(t, recv(t, fetchAsync(e, 1, w)).Err)
 	assert.Equal(t, int32(300), sent(t, c).MaxBytes, "what the shared budget has left")
+	require.Eventually(t, func() bool { return shared.Held() == 700 }, 5*time.Second, time.Millisecond)
 
 	shared.Add(300)
 	ch := fetchAsync(e, 1, want(0, 1))
