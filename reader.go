@@ -25,7 +25,12 @@ var (
 // fetcher goroutine that fetches batches, from the leader or, with
 // ReaderConfig.Rack, from the in-sync replica in the reader's rack, and
 // queues their messages in order; ReadMessage, FetchMessage and FetchBatch
-// take them from the queue. A Reader automatically manages reconnections,
+// take them from the queue. Fetches go out per broker, one request for
+// all the partitions read there: a group Reader's, and those of all the
+// partition-mode Readers of the process with the same Dialer, Brokers and
+// fetch settings (MinBytes, MaxWait, IsolationLevel, Rack, MaxFollowerLag,
+// MaxBufferedBytes), which share their connections. Each Reader keeps its
+// own MaxBufferedBytes. A Reader automatically manages reconnections,
 // leader changes and broker restarts, and blocking methods have context
 // support for asynchronous cancellations.
 //
@@ -49,8 +54,12 @@ type Reader struct {
 	stats    *readerStats
 	queue    readerQueue
 	engine   *fetchengine.Engine // reader_engine.go
-	addrs    brokerAddrs
-	rack     rackCheck // reader_rack_check.go
+	addrs    *brokerAddrs
+	// share is the engine a partition-mode Reader shares with others
+	// (reader_engine_share.go), owner its number there (0: own engine).
+	share *engineShare
+	owner uint64
+	rack  rackCheck // reader_rack_check.go
 
 	leaderEnds leaderEnds  // follower_lag_sampler.go
 	failure    lastFailure // the latest failure retried, for a caller whose context ends (error_cause.go)
@@ -94,7 +103,6 @@ func NewReader(config ReaderConfig) *Reader {
 	stctx, stop := context.WithCancel(context.Background())
 	r := &Reader{
 		config:   config,
-		cluster:  newCluster(config.Dialer, config.Brokers),
 		cooldown: newCooldownCache(),
 		stats:    newReaderStats(strconv.Itoa(statsPartition)),
 		stctx:    stctx,
@@ -104,7 +112,12 @@ func NewReader(config ReaderConfig) *Reader {
 		cancel:   func() {},
 	}
 	r.queue.init(config.QueueCapacity)
-	r.engine = r.newEngine()
+	if r.useConsumerGroup() {
+		r.cluster = newCluster(config.Dialer, config.Brokers)
+		r.engine = r.newEngine()
+	} else {
+		r.joinEngine() // and its cluster
+	}
 	r.queue.onFree = r.engine.RoomFreed
 	if config.Rack != "" || config.ReplicaSelector != nil {
 		r.join.Add(1)
@@ -150,8 +163,12 @@ func (r *Reader) Close() error {
 		r.group.wait()
 	}
 	r.queue.close()
-	r.engine.Close()
-	r.cluster.close()
+	if r.share != nil {
+		r.leaveEngine() // and the cluster, after the last Reader
+	} else {
+		r.engine.Close()
+		r.cluster.close()
+	}
 	return nil
 }
 

@@ -37,17 +37,21 @@ func SetReaderBufferLimit(bytes int) {
 	readersBudget.SetLimit(int64(max(bytes, 0)))
 }
 
-// newEngine starts the Reader's fetch engine.
+// newEngine starts the Reader's own fetch engine (a group Reader's; a
+// partition-mode Reader shares one, reader_engine_share.go).
 func (r *Reader) newEngine() *fetchengine.Engine {
+	r.addrs = new(brokerAddrs)
 	return fetchengine.New(fetchengine.Config{
 		Dial:           r.dialEngine,
 		MinBytes:       int32(r.config.MinBytes),
 		IsolationLevel: int8(r.config.IsolationLevel),
-		MaxWait:        r.engineMaxWait,
-		Budget:         int64(r.config.MaxBufferedBytes),
-		Buffered:       r.queue.bufferedBytes,
-		Shared:         readersBudget,
-		ErrorCode:      func(code int16) error { return Error(code) },
+		MaxWait: func(vs protocol.Versions, follower bool, rack string) time.Duration {
+			return engineMaxWait(&r.config, vs, follower, rack)
+		},
+		Budget:    int64(r.config.MaxBufferedBytes),
+		Buffered:  func(uint64) int64 { return r.queue.bufferedBytes() },
+		Shared:    readersBudget,
+		ErrorCode: func(code int16) error { return Error(code) },
 	})
 }
 
@@ -146,11 +150,11 @@ const (
 
 // engineMaxWait returns the long poll of a fetch of a partition from a
 // broker speaking vs: MaxWait, bounded on old brokers (above).
-func (r *Reader) engineMaxWait(vs protocol.Versions, follower bool, rack string) time.Duration {
-	wait := r.config.MaxWait
-	if follower && r.config.MaxFollowerLag > 0 && r.config.Rack != "" {
+func engineMaxWait(config *ReaderConfig, vs protocol.Versions, follower bool, rack string) time.Duration {
+	wait := config.MaxWait
+	if follower && config.MaxFollowerLag > 0 && config.Rack != "" {
 		// The lag check runs between fetches (internal/routing/lag.go).
-		wait = min(wait, r.config.followerLagPoll())
+		wait = min(wait, config.followerLagPoll())
 	}
 	if wait <= readerOldBrokerMaxWait {
 		return wait

@@ -101,3 +101,62 @@ func TestReaderIntegrationEngineSockets(t *testing.T) {
 	assert.Greater(t, float64(st.Partitions)/float64(st.Requests), 2.0, "partitions a fetch request")
 	assert.Greater(t, st.Incremental, st.Requests/2, "requests in an incremental fetch session")
 }
+
+// Partition-mode Readers with the same settings, one per partition as
+// kafka-go programs often run them, share one fetch engine: one data
+// connection per broker and multi-partition fetches for all of them.
+func TestReaderIntegrationPartitionReadersShareEngine(t *testing.T) {
+	c := requireRackCluster(t)
+	const partitions, perPartition = 30, 200
+	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: partitions})
+	w := &kafka.Writer{Addr: kafka.TCP(c.Brokers...), Topic: topic, Balancer: &kafka.RoundRobin{}, BatchSize: 1000, RequiredAcks: kafka.RequireAll}
+	defer w.Close()
+	ctx := testContext(t, 3*time.Minute)
+	msgs := make([]kafka.Message, 0, partitions*perPartition)
+	for i := 0; i < partitions*perPartition; i++ {
+		msgs = append(msgs, kafka.Message{Value: []byte(fmt.Sprintf("v%d", i))})
+	}
+	require.NoError(t, w.WriteMessages(ctx, msgs...))
+
+	sockets := &reSockets{}
+	dialer := newDialer()
+	dialer.DialFunc = sockets.dial
+	readers := make([]*kafka.Reader, partitions)
+	for p := range readers {
+		readers[p] = riReader(t, c, topic, func(cfg *kafka.ReaderConfig) {
+			cfg.Partition, cfg.Dialer, cfg.Rack = p, dialer, "b"
+		})
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, partitions)
+	for p, r := range readers {
+		p, r := p, r
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int64(0); i < perPartition; i++ {
+				m, err := r.FetchMessage(ctx)
+				if err == nil && (m.Offset != i || m.Partition != p) {
+					err = fmt.Errorf("partition %d: got %d/%d, want offset %d", p, m.Partition, m.Offset, i)
+				}
+				if err != nil {
+					errs[p] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+
+	st := kafka.ReaderTestEngineStats(readers[0])
+	open, peak := sockets.counts()
+	t.Logf("ENGINEFIGURE %d partition Readers: sockets open %d peak %d; data connections %d; %d fetch requests for %d partition fetches (%.1f a request)",
+		partitions, open, peak, st.Conns, st.Requests, st.Partitions, float64(st.Partitions)/float64(max(st.Requests, 1)))
+	assert.Equal(t, st, kafka.ReaderTestEngineStats(readers[partitions-1]), "one engine for all")
+	assert.LessOrEqual(t, st.Conns, 3, "data connections")
+	assert.LessOrEqual(t, peak, 3+3+2, "sockets at the peak (kafka-go: one a Reader)")
+	assert.Greater(t, float64(st.Partitions)/float64(st.Requests), 2.0, "partitions a fetch request")
+}

@@ -240,13 +240,13 @@ func (f *fetcher) broker(id int) (Broker, bool) {
 // (it backs off, refreshes metadata, waits for the application): the
 // broker's loop does not hold its next fetch for it.
 func (f *fetcher) release() {
-	f.r.engine.Release(f.tp.topic, int32(f.tp.partition))
+	f.r.engine.Release(f.r.owner, f.tp.topic, int32(f.tp.partition))
 }
 
 // hold tells the engine the partition will ask for a fetch as soon as the
 // application has taken some of what it fetched, and its broker has more.
 func (f *fetcher) hold() {
-	f.r.engine.Hold(f.tp.topic, int32(f.tp.partition))
+	f.r.engine.Hold(f.r.owner, f.tp.topic, int32(f.tp.partition))
 }
 
 // step runs one fetch and acts on it; it reports false when the fetcher
@@ -379,6 +379,7 @@ func (f *fetcher) want(broker int) fetchengine.Want {
 		MaxBytes:    clampInt32(r.config.MaxBytes),
 		Rack:        rack,
 		Follower:    broker != f.meta.Leader.ID,
+		Owner:       r.owner,
 		Timeout:     r.config.ReadBatchTimeout,
 		// A broker that accepts TCP but never answers (a frozen process)
 		// must not hold the fetcher: a leader's dial is under the time a

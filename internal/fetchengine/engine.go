@@ -49,12 +49,13 @@ type Config struct {
 	// MaxWait returns the long poll for a partition at a broker speaking
 	// versions vs (old brokers get a shorter one).
 	MaxWait func(vs protocol.Versions, follower bool, rack string) time.Duration
-	// Budget bounds the bytes fetched and not yet handed to the
-	// application: requests ask for at most what is left of it after
-	// Buffered (what the Reader holds) and the requests in flight. Zero:
-	// no bound. The Reader calls RoomFreed when it hands bytes out.
+	// Budget bounds, per owner (Want.Owner: a Reader), the bytes fetched
+	// and not yet handed to the application: its partitions' part of a
+	// request asks for at most what is left of it after Buffered (what
+	// the owner holds) and its part of the requests in flight. Zero: no
+	// bound. The Reader calls RoomFreed when it hands bytes out.
 	Budget   int64
-	Buffered func() int64
+	Buffered func(owner uint64) int64
 	// Shared, when set, also bounds the requests' bytes: a budget shared
 	// with other engines (the caller counts what it holds there).
 	Shared *Budget
@@ -84,6 +85,9 @@ type Want struct {
 	MaxBytes    int32
 	Rack        string // the client's rack, "" for none
 	Follower    bool   // the broker is not the partition's leader
+	// Owner tells apart the callers of an engine shared by several Readers:
+	// two owners may read the same partition (they go in separate requests).
+	Owner uint64
 	// Timeout is how long past the long poll the response may take.
 	Timeout time.Duration
 	// StallTimeout, when set, is how long past the long poll the broker
@@ -113,10 +117,19 @@ type Result struct {
 // ErrClosed is returned by Fetch once the engine is closed.
 var ErrClosed = errors.New("fetchengine: closed")
 
+// key names a partition on the wire and in the fetch session.
 type key struct {
 	topic     string
 	partition int32
 }
+
+// slot is one owner's partition: what waits, is out or is held.
+type slot struct {
+	owner uint64
+	key
+}
+
+func slotOf(w Want) slot { return slot{w.Owner, key{w.Topic, w.Partition}} }
 
 // waiter is one partition's pending Fetch call.
 type waiter struct {
@@ -138,12 +151,12 @@ type Engine struct {
 	loops  map[int]*loop
 	// back: the loop whose last response a partition was in, until it
 	// asks again or releases.
-	back map[key]*loop
+	back map[slot]*loop
 	// heldAt: the loop a held partition (Hold) will come back to.
-	heldAt map[key]*loop
+	heldAt map[slot]*loop
 	stats  Stats
-	// inflight is what the requests in flight may bring.
-	inflight int64
+	// inflight is what the requests in flight may bring, per owner.
+	inflight map[uint64]int64
 	// roomWait is closed by RoomFreed and when a request ends.
 	roomWait chan struct{}
 }
@@ -160,7 +173,8 @@ func New(cfg Config) *Engine {
 		cfg.IdleTimeout = 2 * time.Minute
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Engine{cfg: cfg, ctx: ctx, cancel: cancel, loops: map[int]*loop{}, back: map[key]*loop{}, heldAt: map[key]*loop{}}
+	return &Engine{cfg: cfg, ctx: ctx, cancel: cancel, loops: map[int]*loop{}, back: map[slot]*loop{}, heldAt: map[slot]*loop{},
+		inflight: map[uint64]int64{}}
 }
 
 // Close stops every loop and closes their connections.
@@ -215,7 +229,7 @@ func (e *Engine) RoomFreed() {
 // partition's data in a response that arrives later is dropped, so the
 // caller fetches the same offset again.
 func (e *Engine) Fetch(ctx context.Context, broker int, w Want) Result {
-	k := key{w.Topic, w.Partition}
+	k := slotOf(w)
 	wt := &waiter{want: w, done: make(chan Result, 1)}
 	e.mu.Lock()
 	if e.closed {
@@ -225,8 +239,8 @@ func (e *Engine) Fetch(ctx context.Context, broker int, w Want) Result {
 	e.comeBack(k)
 	l := e.loops[broker]
 	if l == nil {
-		l = &loop{e: e, broker: broker, wake: make(chan struct{}, 1), pending: map[key]*waiter{}, out: map[key]bool{},
-			held: map[key]bool{}, ends: map[key]int64{}}
+		l = &loop{e: e, broker: broker, wake: make(chan struct{}, 1), pending: map[slot]*waiter{}, out: map[slot]bool{},
+			held: map[slot]bool{}, ends: map[key]int64{}}
 		e.loops[broker] = l
 		e.wg.Add(1)
 		go l.run()
@@ -254,9 +268,9 @@ func (e *Engine) Fetch(ctx context.Context, broker int, w Want) Result {
 // Release says the partition will not ask for a fetch soon (it backs off,
 // waits for the application, or moves): its broker's loop stops waiting
 // for it.
-func (e *Engine) Release(topic string, partition int32) {
+func (e *Engine) Release(owner uint64, topic string, partition int32) {
 	e.mu.Lock()
-	e.comeBack(key{topic, partition})
+	e.comeBack(slot{owner, key{topic, partition}})
 	e.mu.Unlock()
 }
 
@@ -264,8 +278,8 @@ func (e *Engine) Release(topic string, partition int32) {
 // fetched while its broker has more for it: it will ask again soon, and
 // meanwhile the broker's loop sends no long poll (HeldPoll at most), which
 // would keep the partition's next fetch waiting for records of the others.
-func (e *Engine) Hold(topic string, partition int32) {
-	k := key{topic, partition}
+func (e *Engine) Hold(owner uint64, topic string, partition int32) {
+	k := slot{owner, key{topic, partition}}
 	e.mu.Lock()
 	l := e.back[k]
 	e.comeBack(k)
@@ -283,7 +297,7 @@ const HeldPoll = 20 * time.Millisecond
 
 // comeBack ends the wait of the loop whose last response had k, and k's
 // hold; e.mu held.
-func (e *Engine) comeBack(k key) {
+func (e *Engine) comeBack(k slot) {
 	if l := e.heldAt[k]; l != nil {
 		delete(e.heldAt, k)
 		delete(l.held, k)
@@ -302,9 +316,12 @@ type loop struct {
 	wake   chan struct{}
 
 	// Guarded by e.mu:
-	pending map[key]*waiter
-	out     map[key]bool  // in the last response, not back yet
-	held    map[key]bool  // held (Engine.Hold): back soon, with records to read
+	pending map[slot]*waiter
+	out     map[slot]bool // in the last response, not back yet
+	held    map[slot]bool // held (Engine.Hold): back soon, with records to read
+	// starved: the request in flight left owners out for room; they
+	// will ask soon.
+	starved bool
 	ends    map[key]int64 // each partition's readable end in its last answer here
 	hasConn bool
 	busy    bool // a request is in flight
@@ -344,19 +361,26 @@ func (l *loop) run() {
 	}
 }
 
+// reservation is what one owner's partitions of a request may bring.
+type reservation struct {
+	owner uint64
+	bytes int64
+}
+
 // next waits until there is something to fetch, the partitions of the
 // last response are back (or Linger passed) and the budget has room, then
-// takes the pending waiters of one rack setting and reserves the bytes the
-// request may bring. ok is false when the engine is closed.
-func (l *loop) next() (batch []*waiter, reserved int64, ok bool) {
+// takes the pending waiters of one rack setting whose owners have room and
+// reserves the bytes the request may bring. ok is false when the engine is
+// closed.
+func (l *loop) next() (batch []*waiter, reserved []reservation, ok bool) {
 	e := l.e
 	var linger, idle <-chan time.Time
 	for {
-		var roomWait chan struct{}
+		var roomWait <-chan struct{}
 		e.mu.Lock()
 		if e.closed {
 			e.mu.Unlock()
-			return nil, 0, false
+			return nil, nil, false
 		}
 		switch {
 		case len(l.pending) == 0:
@@ -368,52 +392,13 @@ func (l *loop) next() (batch []*waiter, reserved int64, ok bool) {
 				linger = time.After(e.cfg.Linger)
 			}
 		default:
-			room := e.room(l)
-			if room <= 0 {
-				if e.roomWait == nil {
-					e.roomWait = make(chan struct{})
-				}
-				roomWait = e.roomWait
+			batch, reserved, roomWait = l.take()
+			if len(batch) == 0 {
 				break
 			}
-			rack := ""
-			first := true
-			for _, w := range l.pending {
-				if first {
-					rack, first = w.want.Rack, false
-				}
-				if w.want.Rack == rack {
-					batch = append(batch, w)
-				}
-			}
-			for _, w := range batch {
-				delete(l.pending, key{w.want.Topic, w.want.Partition})
-			}
-			var want int64
-			for _, w := range batch {
-				want += l.need(w.want)
-			}
-			room = min(room, max(want, 1))
-			if e.cfg.Shared != nil {
-				var wait <-chan struct{}
-				if room, wait = e.cfg.Shared.reserve(room, e.held()); room == 0 {
-					// Every Reader of the process holds its share:
-					// wait for one to hand bytes out.
-					l.pending = restore(l.pending, batch)
-					e.mu.Unlock()
-					select {
-					case <-wait:
-					case <-e.ctx.Done():
-						return nil, 0, false
-					}
-					batch = batch[:0]
-					continue
-				}
-			}
-			e.inflight += room
 			l.busy = true
 			e.mu.Unlock()
-			return batch, room, true
+			return batch, reserved, true
 		}
 		e.mu.Unlock()
 		select {
@@ -439,9 +424,72 @@ func (l *loop) next() (batch []*waiter, reserved int64, ok bool) {
 				l.closeConn()
 			}
 		case <-e.ctx.Done():
-			return nil, 0, false
+			return nil, nil, false
 		}
 	}
+}
+
+// take moves the next request's waiters out of pending: one rack setting,
+// a partition once (two owners of it wait for the next request), and only
+// owners with room in the budgets, for whom it reserves what their
+// partitions may bring. With none, it returns what to wait for; when some
+// owners are left out for room, the request polls short (starved), so
+// that they are asked soon after their room comes back. e.mu held.
+func (l *loop) take() (batch []*waiter, reserved []reservation, wait <-chan struct{}) {
+	e := l.e
+	rack := ""
+	first := true
+	in := make(map[key]bool, len(l.pending))
+	var owners []uint64
+	var cands []*waiter
+	wants := map[uint64]int64{}
+	for _, w := range l.pending {
+		if first {
+			rack, first = w.want.Rack, false
+		}
+		if k := slotOf(w.want).key; w.want.Rack == rack && !in[k] {
+			in[k] = true
+			cands = append(cands, w)
+			if _, seen := wants[w.want.Owner]; !seen {
+				owners = append(owners, w.want.Owner)
+			}
+			wants[w.want.Owner] += l.need(w.want)
+		}
+	}
+	granted := map[uint64]bool{}
+	l.starved = false
+	for _, o := range owners {
+		got := e.room(l, o)
+		if got <= 0 {
+			l.starved = true
+			if e.roomWait == nil {
+				e.roomWait = make(chan struct{})
+			}
+			wait = e.roomWait
+			continue
+		}
+		got = min(got, max(wants[o], 1))
+		if e.cfg.Shared != nil {
+			var sharedWait <-chan struct{}
+			if got, sharedWait = e.cfg.Shared.reserve(got, e.held(o)); got == 0 {
+				// Every Reader of the process holds its share: wait
+				// for one to hand bytes out.
+				l.starved = true
+				wait = sharedWait
+				continue
+			}
+		}
+		e.inflight[o] += got
+		reserved = append(reserved, reservation{o, got})
+		granted[o] = true
+	}
+	for _, w := range cands {
+		if granted[w.want.Owner] {
+			batch = append(batch, w)
+			delete(l.pending, slotOf(w.want))
+		}
+	}
+	return batch, reserved, wait
 }
 
 // caughtUpBytes is what the next fetch of a partition that has read its
@@ -461,31 +509,18 @@ func (l *loop) need(w Want) int64 {
 	return n
 }
 
-// restore puts batch back into pending (none of its callers answered).
-func restore(pending map[key]*waiter, batch []*waiter) map[key]*waiter {
-	for _, w := range batch {
-		k := key{w.want.Topic, w.want.Partition}
-		if _, newer := pending[k]; !newer && !w.abandoned {
-			pending[k] = w
-		}
-	}
-	return pending
-}
-
-// room returns how many bytes l's next request may bring: the budget less
-// what the Reader holds and what requests in flight may bring, and no more
+// room returns how many bytes owner's part of l's next request may bring:
+// the budget less what owner holds and what its part of the requests in
+// flight may bring, and no more
 // than an even share of the budget among the loops with work, so that a
 // long poll at one broker never holds the whole budget. Zero (wait) when
 // less than a quarter of the budget is free, so that fetches stay large,
 // unless nothing is held at all. e.mu held.
-func (e *Engine) room(l *loop) int64 {
+func (e *Engine) room(l *loop, owner uint64) int64 {
 	if e.cfg.Budget <= 0 {
 		return math.MaxInt32
 	}
-	held := e.inflight
-	if e.cfg.Buffered != nil {
-		held += e.cfg.Buffered()
-	}
+	held := e.held(owner)
 	room := e.cfg.Budget - held
 	if held > 0 && room < e.cfg.Budget/4 {
 		return 0
@@ -499,19 +534,22 @@ func (e *Engine) room(l *loop) int64 {
 	return min(max(room, 1), e.cfg.Budget/int64(active), math.MaxInt32)
 }
 
-// held returns what the engine's Reader holds and its requests may bring;
-// e.mu held.
-func (e *Engine) held() int64 {
-	n := e.inflight
+// held returns what owner holds and its requests may bring; e.mu held.
+func (e *Engine) held(owner uint64) int64 {
+	n := e.inflight[owner]
 	if e.cfg.Buffered != nil {
-		n += e.cfg.Buffered()
+		n += e.cfg.Buffered(owner)
 	}
 	return n
 }
 
 // unreserve gives back what a request reserved; e.mu held.
-func (e *Engine) unreserve(n int64) {
-	e.inflight -= n
+func (e *Engine) unreserve(reserved []reservation) {
+	for _, r := range reserved {
+		if e.inflight[r.owner] -= r.bytes; e.inflight[r.owner] == 0 {
+			delete(e.inflight, r.owner)
+		}
+	}
 	if e.roomWait != nil {
 		close(e.roomWait)
 		e.roomWait = nil
@@ -520,15 +558,19 @@ func (e *Engine) unreserve(n int64) {
 
 // fetch sends one request for batch, which may bring reserved bytes, and
 // hands out the response.
-func (l *loop) fetch(batch []*waiter, reserved int64) {
+func (l *loop) fetch(batch []*waiter, reserved []reservation) {
 	e := l.e
+	var total int64
+	for _, r := range reserved {
+		total += r.bytes
+	}
 	defer func() {
 		e.mu.Lock()
 		e.unreserve(reserved)
 		l.busy = false
 		e.mu.Unlock()
 		if e.cfg.Shared != nil {
-			e.cfg.Shared.Release(reserved)
+			e.cfg.Shared.Release(total)
 		}
 	}()
 	if l.conn != nil && l.conn.Broken() {
@@ -572,7 +614,7 @@ func (l *loop) fetch(batch []*waiter, reserved int64) {
 		}
 	}
 	for attempt := 0; ; attempt++ {
-		req, listed, wait, timeout, stall := l.request(batch, vs, reserved, useSession)
+		req, listed, wait, timeout, stall := l.request(batch, vs, total, useSession)
 		ctx, cancel := context.WithTimeout(e.ctx, wait+timeout)
 		var stallBy time.Time
 		if stall > 0 {
@@ -649,7 +691,8 @@ func (l *loop) request(batch []*waiter, vs protocol.Versions, maxBytes int64, us
 		}
 	}
 	e.mu.Lock()
-	if len(l.held) > 0 {
+	if len(l.held) > 0 || l.starved {
+		// Partitions with records wait for this request: poll short.
 		wait = min(wait, HeldPoll)
 	}
 	e.mu.Unlock()
@@ -686,7 +729,8 @@ func (l *loop) answer(batch []*waiter, resp *protocol.FetchResponse, base Result
 			continue
 		}
 		r := base
-		k := key{w.want.Topic, w.want.Partition}
+		s := slotOf(w.want)
+		k := s.key
 		if resp != nil {
 			r.Partition = find(resp, w.want)
 			if r.Partition != nil {
@@ -705,8 +749,8 @@ func (l *loop) answer(batch []*waiter, resp *protocol.FetchResponse, base Result
 			}
 		}
 		if r.Err == nil {
-			l.out[k] = true
-			e.back[k] = l
+			l.out[s] = true
+			e.back[s] = l
 		}
 		w.done <- r
 	}

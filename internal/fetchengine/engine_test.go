@@ -124,7 +124,7 @@ func TestEngineCoalescesPartitions(t *testing.T) {
 	require.NoError(t, r.Err)
 	assert.Equal(t, int64(11), r.Partition.HighWatermark)
 	// Partition 0 releases: the loop does not wait for it.
-	e.Release("t", 0)
+	e.Release(0, "t", 0)
 	req := sent(t, c)
 	assert.ElementsMatch(t, []int32{1, 2}, partitions(req))
 	for _, p := range req.Topics[0].Partitions {
@@ -165,7 +165,7 @@ func TestEngineHeldPartitionShortensThePoll(t *testing.T) {
 	require.NoError(t, recv(t, fetchAsync(e, 1, want(0, 0))).Err)
 	sent(t, c)
 	b := fetchAsync(e, 1, want(1, 0))
-	e.Hold("t", 0)
+	e.Hold(0, "t", 0)
 	req := sent(t, c)
 	assert.Equal(t, []int32{1}, partitions(req))
 	assert.Equal(t, int32(HeldPoll/time.Millisecond), req.MaxWaitMs, "no long poll while partition 0 is held")
@@ -186,6 +186,36 @@ func TestEngineHeldPartitionShortensThePoll(t *testing.T) {
 	recv(t, b)
 }
 
+// Two owners of a shared engine reading the same partition get their own
+// answers, from separate requests (a request names a partition once).
+func TestEngineTwoOwnersOfOnePartition(t *testing.T) {
+	c := newFakeConn()
+	c.hold = make(chan struct{})
+	e := testEngine(t, c, Config{})
+	first := fetchAsync(e, 1, want(9, 0))
+	sent(t, c)
+	a, b := want(0, 10), want(0, 20)
+	a.Owner, b.Owner = 1, 2
+	ra, rb := fetchAsync(e, 1, a), fetchAsync(e, 1, b)
+	require.Eventually(t, func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return len(e.loops[1].pending) == 2
+	}, 5*time.Second, time.Millisecond)
+	c.hold <- struct{}{}
+	recv(t, first)
+	e.Release(0, "t", 9)
+	req := sent(t, c)
+	require.Len(t, partitions(req), 1, "one of the two in this request")
+	c.hold <- struct{}{}
+	close(c.hold)
+	req2 := sent(t, c)
+	require.Len(t, partitions(req2), 1, "the other in the next")
+	assert.ElementsMatch(t, []int64{10, 20}, []int64{req.Topics[0].Partitions[0].FetchOffset, req2.Topics[0].Partitions[0].FetchOffset})
+	assert.Equal(t, int64(11), recv(t, ra).Partition.HighWatermark)
+	assert.Equal(t, int64(21), recv(t, rb).Partition.HighWatermark)
+}
+
 // A partition that does not come back is waited for at most Linger.
 func TestEngineLingerBoundsTheWait(t *testing.T) {
 	c := newFakeConn()
@@ -204,7 +234,7 @@ func TestEngineBudget(t *testing.T) {
 	c := newFakeConn()
 	var mu sync.Mutex
 	buffered := int64(0)
-	e := testEngine(t, c, Config{Budget: 1000, Buffered: func() int64 { mu.Lock(); defer mu.Unlock(); return buffered }})
+	e := testEngine(t, c, Config{Budget: 1000, Buffered: func(uint64) int64 { mu.Lock(); defer mu.Unlock(); return buffered }})
 	w := want(0, 0)
 	w.MaxBytes = 600
 	r := recv(t, fetchAsync(e, 1, w))
@@ -228,12 +258,58 @@ func TestEngineBudget(t *testing.T) {
 	recv(t, ch)
 }
 
+// The budget is per owner: an owner whose application keeps its budget full
+// waits, while another owner of the same engine holding nothing is fetched
+// (its application may be the one the first waits for), with a short poll.
+func TestEngineBudgetPerOwner(t *testing.T) {
+	c := newFakeConn()
+	c.hold = make(chan struct{})
+	var mu sync.Mutex
+	full := true
+	e := testEngine(t, c, Config{Budget: 1000, Buffered: func(owner uint64) int64 {
+		mu.Lock()
+		defer mu.Unlock()
+		if owner == 1 && full {
+			return 1000
+		}
+		return 0
+	}})
+	x := want(9, 0)
+	x.Owner = 3
+	rx := fetchAsync(e, 1, x)
+	sent(t, c) // in flight until the test lets it answer
+	a, b := want(0, 0), want(1, 0)
+	a.Owner, b.Owner = 1, 2
+	ra, rb := fetchAsync(e, 1, a), fetchAsync(e, 1, b)
+	require.Eventually(t, func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return len(e.loops[1].pending) == 2
+	}, 5*time.Second, time.Millisecond)
+	c.hold <- struct{}{}
+	recv(t, rx)
+	e.Release(3, "t", 9)
+	req := sent(t, c)
+	assert.Equal(t, []int32{1}, partitions(req), "owner 2, holding nothing, is fetched; owner 1 (budget full) is not")
+	assert.Equal(t, int32(HeldPoll/time.Millisecond), req.MaxWaitMs, "owner 1 waits for room: a short poll")
+	c.hold <- struct{}{}
+	recv(t, rb)
+	e.Release(2, "t", 1)
+	mu.Lock()
+	full = false
+	mu.Unlock()
+	e.RoomFreed()
+	assert.Equal(t, []int32{0}, partitions(sent(t, c)), "owner 1 has room again")
+	close(c.hold)
+	recv(t, ra)
+}
+
 // A partition at its broker's end reserves only caughtUpBytes for its
 // next fetch: a long poll at an idle broker must not hold the budget that
 // a broker with records needs.
 func TestEngineCaughtUpPartitionReservesLittle(t *testing.T) {
 	c := newFakeConn()
-	e := testEngine(t, c, Config{Budget: 100 << 20, Buffered: func() int64 { return 0 }})
+	e := testEngine(t, c, Config{Budget: 100 << 20, Buffered: func(uint64) int64 { return 0 }})
 	big := func(off int64) Want {
 		w := want(0, off)
 		w.MaxBytes = 10 << 20
@@ -379,7 +455,7 @@ func TestEngineFetchSession(t *testing.T) {
 	}, 5*time.Second, time.Millisecond)
 	close(c.hold)
 	require.NoError(t, recv(t, blocker).Err)
-	e.Release("t", 9)
+	e.Release(0, "t", 9)
 	for _, ch := range chs {
 		require.NoError(t, recv(t, ch).Err)
 	}
@@ -418,7 +494,7 @@ func TestEngineSharedBudget(t *testing.T) {
 	c := newFakeConn()
 	var mu sync.Mutex
 	own := int64(0)
-	e := testEngine(t, c, Config{Shared: shared, Buffered: func() int64 { mu.Lock(); defer mu.Unlock(); return own }})
+	e := testEngine(t, c, Config{Shared: shared, Buffered: func(uint64) int64 { mu.Lock(); defer mu.Unlock(); return own }})
 	w := want(0, 0)
 	w.MaxBytes = 600
 	shared.Add(1000) // other Readers hold it all
@@ -466,7 +542,7 @@ func TestEngineIdleConnectionClosed(t *testing.T) {
 	})
 	defer e.Close()
 	require.NoError(t, e.Fetch(context.Background(), 1, want(0, 0)).Err)
-	e.Release("t", 0)
+	e.Release(0, "t", 0)
 	require.Eventually(t, func() bool { return e.Conns() == 0 }, 5*time.Second, time.Millisecond, "idle connection kept")
 	require.NoError(t, e.Fetch(context.Background(), 1, want(0, 1)).Err)
 	mu.Lock()

@@ -1,0 +1,161 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rackfetch/kafka-go/internal/fetchengine"
+	"github.com/rackfetch/kafka-go/protocol"
+)
+
+// Partition-mode Readers share fetch engines: kafka-go programs often run
+// one Reader per partition, and with an engine each, 300 Readers held 300
+// data connections and sent 300 single-partition fetches where one
+// multi-partition fetch per broker does (bench/RESULTS.md). Readers with
+// the same Dialer, bootstrap list and fetch settings (engineKey) share
+// one: per broker one connection and one request for all their partitions,
+// and one cluster view with its control connections.
+// A group Reader has its own: it already reads all its partitions through
+// it.
+
+// engineKey is what a shared engine's requests and connections depend on.
+type engineKey struct {
+	dialer      *Dialer
+	brokers     string
+	minBytes    int
+	maxBuffered int
+	isolation   IsolationLevel
+	maxWait     time.Duration
+	followerLag time.Duration
+	rack        string
+}
+
+func engineKeyOf(c *ReaderConfig) engineKey {
+	d := c.Dialer
+	if d == nil {
+		d = DefaultDialer
+	}
+	return engineKey{d, strings.Join(c.Brokers, ","), c.MinBytes, c.MaxBufferedBytes, c.IsolationLevel,
+		c.MaxWait, c.MaxFollowerLag, c.Rack}
+}
+
+// engineShare is one shared engine and the Readers using it.
+type engineShare struct {
+	key     engineKey
+	engine  *fetchengine.Engine
+	cluster *cluster // the Readers' metadata and control connections
+	addrs   brokerAddrs
+
+	mu      sync.Mutex
+	readers map[uint64]*Reader // by owner number
+}
+
+var engineShares = struct {
+	mu sync.Mutex
+	m  map[engineKey]*engineShare
+}{m: map[engineKey]*engineShare{}}
+
+// engineOwners numbers the Readers of a shared engine (fetchengine.Want.Owner).
+var engineOwners atomic.Uint64
+
+// joinEngine gives the partition-mode Reader r the shared engine of its
+// settings, starting it for the first one.
+func (r *Reader) joinEngine() {
+	k := engineKeyOf(&r.config)
+	engineShares.mu.Lock()
+	defer engineShares.mu.Unlock()
+	s := engineShares.m[k]
+	if s == nil {
+		s = &engineShare{key: k, cluster: newCluster(r.config.Dialer, r.config.Brokers), readers: map[uint64]*Reader{}}
+		cfg := r.config // a copy: the engine outlives r
+		s.engine = fetchengine.New(fetchengine.Config{
+			Dial:           s.dial,
+			MinBytes:       int32(cfg.MinBytes),
+			IsolationLevel: int8(cfg.IsolationLevel),
+			MaxWait: func(vs protocol.Versions, follower bool, rack string) time.Duration {
+				return engineMaxWait(&cfg, vs, follower, rack)
+			},
+			Budget:    int64(cfg.MaxBufferedBytes),
+			Buffered:  s.buffered,
+			Shared:    readersBudget,
+			ErrorCode: func(code int16) error { return Error(code) },
+		})
+		engineShares.m[k] = s
+	}
+	r.share, r.engine, r.addrs, r.cluster = s, s.engine, &s.addrs, s.cluster
+	r.owner = engineOwners.Add(1)
+	s.mu.Lock()
+	s.readers[r.owner] = r
+	s.mu.Unlock()
+}
+
+// leaveEngine takes r off its shared engine, stopping it after the last
+// Reader. r's fetchers have stopped.
+func (r *Reader) leaveEngine() {
+	s := r.share
+	engineShares.mu.Lock()
+	defer engineShares.mu.Unlock()
+	s.mu.Lock()
+	delete(s.readers, r.owner)
+	last := len(s.readers) == 0
+	s.mu.Unlock()
+	if !last {
+		return
+	}
+	delete(engineShares.m, s.key)
+	s.engine.Close()
+	s.cluster.close()
+}
+
+// members returns the Readers using s now.
+func (s *engineShare) members() []*Reader {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs := make([]*Reader, 0, len(s.readers))
+	for _, r := range s.readers {
+		rs = append(rs, r)
+	}
+	return rs
+}
+
+// buffered is what the Reader numbered owner holds.
+func (s *engineShare) buffered(owner uint64) int64 {
+	s.mu.Lock()
+	r := s.readers[owner]
+	s.mu.Unlock()
+	if r == nil {
+		return 0
+	}
+	return r.queue.bufferedBytes()
+}
+
+// dial opens the shared engine's connection to broker id; every Reader of
+// s counts it and checks its rack support.
+func (s *engineShare) dial(ctx context.Context, id int) (fetchengine.Conn, error) {
+	b, ok := s.cluster.broker(id)
+	if v, known := s.addrs.m.Load(id); known && (!ok || b.Host == "") {
+		b, ok = v.(Broker), true
+	}
+	if !ok {
+		return nil, fmt.Errorf("dialing broker %d: %w", id, BrokerNotAvailable)
+	}
+	t0 := time.Now()
+	c, err := s.cluster.dialer.dialBroker(ctx, "tcp", b, Partition{})
+	took := time.Since(t0)
+	rs := s.members()
+	for _, r := range rs {
+		r.stats.dials.observe(1)
+		r.stats.dialTime.observeDuration(took)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rs {
+		r.rackDialed(id, c)
+	}
+	return engineConn{c}, nil
+}
