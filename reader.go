@@ -55,8 +55,9 @@ type Reader struct {
 	queue    readerQueue
 	engine   *fetchengine.Engine // reader_engine.go
 	addrs    *brokerAddrs
-	// share is the engine a partition-mode Reader shares with others
-	// (reader_engine_share.go), owner its number there (0: own engine).
+	// share is the Reader's engine and cluster view, shared by the
+	// partition-mode Readers of the same settings (reader_engine_share.go);
+	// owner is the Reader's number there.
 	share *engineShare
 	owner uint64
 	rack  rackCheck // reader_rack_check.go
@@ -112,12 +113,7 @@ func NewReader(config ReaderConfig) *Reader {
 		cancel:   func() {},
 	}
 	r.queue.init(config.QueueCapacity)
-	if r.useConsumerGroup() {
-		r.cluster = newCluster(config.Dialer, config.Brokers)
-		r.engine = r.newEngine()
-	} else {
-		r.joinEngine() // and its cluster
-	}
+	r.joinEngine() // and its cluster
 	r.queue.onFree = r.engine.RoomFreed
 	if config.Rack != "" || config.ReplicaSelector != nil {
 		r.join.Add(1)
@@ -163,12 +159,7 @@ func (r *Reader) Close() error {
 		r.group.wait()
 	}
 	r.queue.close()
-	if r.share != nil {
-		r.leaveEngine() // and the cluster, after the last Reader
-	} else {
-		r.engine.Close()
-		r.cluster.close()
-	}
+	r.leaveEngine() // and the cluster, after its last Reader
 	return nil
 }
 

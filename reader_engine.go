@@ -37,24 +37,6 @@ func SetReaderBufferLimit(bytes int) {
 	readersBudget.SetLimit(int64(max(bytes, 0)))
 }
 
-// newEngine starts the Reader's own fetch engine (a group Reader's; a
-// partition-mode Reader shares one, reader_engine_share.go).
-func (r *Reader) newEngine() *fetchengine.Engine {
-	r.addrs = new(brokerAddrs)
-	return fetchengine.New(fetchengine.Config{
-		Dial:           r.dialEngine,
-		MinBytes:       int32(r.config.MinBytes),
-		IsolationLevel: int8(r.config.IsolationLevel),
-		MaxWait: func(vs protocol.Versions, follower bool, rack string) time.Duration {
-			return engineMaxWait(&r.config, vs, follower, rack)
-		},
-		Budget:    int64(r.config.MaxBufferedBytes),
-		Buffered:  func(uint64) int64 { return r.queue.bufferedBytes() },
-		Shared:    readersBudget,
-		ErrorCode: func(code int16) error { return Error(code) },
-	})
-}
-
 // brokerAddrs remembers the address of every broker a fetcher asked the
 // engine to fetch from (the cluster's list may not have caught up yet).
 type brokerAddrs struct{ m sync.Map }
@@ -63,26 +45,6 @@ func (a *brokerAddrs) put(b Broker) {
 	if old, ok := a.m.Load(b.ID); !ok || old.(Broker) != b {
 		a.m.Store(b.ID, b)
 	}
-}
-
-// dialEngine opens the engine's data connection to broker id.
-func (r *Reader) dialEngine(ctx context.Context, id int) (fetchengine.Conn, error) {
-	b, ok := r.cluster.broker(id)
-	if v, known := r.addrs.m.Load(id); known && (!ok || b.Host == "") {
-		b, ok = v.(Broker), true
-	}
-	if !ok {
-		return nil, fmt.Errorf("dialing broker %d: %w", id, BrokerNotAvailable)
-	}
-	t0 := time.Now()
-	c, err := r.cluster.dialer.dialBroker(ctx, "tcp", b, Partition{Topic: r.config.Topic})
-	r.stats.dials.observe(1)
-	r.stats.dialTime.observeDuration(time.Since(t0))
-	if err != nil {
-		return nil, err
-	}
-	r.rackDialed(id, c)
-	return engineConn{c}, nil
 }
 
 // engineConn is a Conn as the engine uses it.

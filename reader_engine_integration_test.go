@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	kafka "github.com/rackfetch/kafka-go"
+	ktesting "github.com/rackfetch/kafka-go/testing"
 )
 
 // reSockets counts the open connections a Dialer made, and their peak.
@@ -59,18 +60,26 @@ func (c *reConn) Close() error {
 	return c.Conn.Close()
 }
 
-func TestReaderIntegrationEngineSockets(t *testing.T) {
-	c := requireRackCluster(t)
-	const partitions, perPartition = 60, 200
+// reProduce creates a topic of partitions and writes perPartition records
+// to each, round robin.
+func reProduce(ctx context.Context, t *testing.T, c *ktesting.Cluster, partitions, perPartition int) string {
+	t.Helper()
 	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: partitions})
 	w := &kafka.Writer{Addr: kafka.TCP(c.Brokers...), Topic: topic, Balancer: &kafka.RoundRobin{}, BatchSize: 1000, RequiredAcks: kafka.RequireAll}
 	defer w.Close()
-	ctx := testContext(t, 3*time.Minute)
 	msgs := make([]kafka.Message, 0, partitions*perPartition)
 	for i := 0; i < partitions*perPartition; i++ {
 		msgs = append(msgs, kafka.Message{Value: []byte(fmt.Sprintf("v%d", i))})
 	}
 	require.NoError(t, w.WriteMessages(ctx, msgs...))
+	return topic
+}
+
+func TestReaderIntegrationEngineSockets(t *testing.T) {
+	c := requireRackCluster(t)
+	const partitions, perPartition = 60, 200
+	ctx := testContext(t, 3*time.Minute)
+	topic := reProduce(ctx, t, c, partitions, perPartition)
 
 	sockets := &reSockets{}
 	r := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) {
@@ -108,15 +117,8 @@ func TestReaderIntegrationEngineSockets(t *testing.T) {
 func TestReaderIntegrationPartitionReadersShareEngine(t *testing.T) {
 	c := requireRackCluster(t)
 	const partitions, perPartition = 30, 200
-	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: partitions})
-	w := &kafka.Writer{Addr: kafka.TCP(c.Brokers...), Topic: topic, Balancer: &kafka.RoundRobin{}, BatchSize: 1000, RequiredAcks: kafka.RequireAll}
-	defer w.Close()
 	ctx := testContext(t, 3*time.Minute)
-	msgs := make([]kafka.Message, 0, partitions*perPartition)
-	for i := 0; i < partitions*perPartition; i++ {
-		msgs = append(msgs, kafka.Message{Value: []byte(fmt.Sprintf("v%d", i))})
-	}
-	require.NoError(t, w.WriteMessages(ctx, msgs...))
+	topic := reProduce(ctx, t, c, partitions, perPartition)
 
 	sockets := &reSockets{}
 	dialer := newDialer()

@@ -62,29 +62,41 @@ var engineShares = struct {
 // engineOwners numbers the Readers of a shared engine (fetchengine.Want.Owner).
 var engineOwners atomic.Uint64
 
-// joinEngine gives the partition-mode Reader r the shared engine of its
-// settings, starting it for the first one.
+// newEngineShare starts an engine for Readers with r's settings, reading
+// through cl.
+func newEngineShare(r *Reader, cl *cluster) *engineShare {
+	s := &engineShare{key: engineKeyOf(&r.config), cluster: cl, readers: map[uint64]*Reader{}}
+	cfg := r.config // a copy: the engine may outlive r
+	s.engine = fetchengine.New(fetchengine.Config{
+		Dial:           s.dial,
+		MinBytes:       int32(cfg.MinBytes),
+		IsolationLevel: int8(cfg.IsolationLevel),
+		MaxWait: func(vs protocol.Versions, follower bool, rack string) time.Duration {
+			return engineMaxWait(&cfg, vs, follower, rack)
+		},
+		Budget:    int64(cfg.MaxBufferedBytes),
+		Buffered:  s.buffered,
+		Shared:    readersBudget,
+		ErrorCode: func(code int16) error { return Error(code) },
+	})
+	return s
+}
+
+// joinEngine gives r its engine and cluster view: a group Reader its own,
+// a partition-mode Reader the shared one of its settings, started for the
+// first one.
 func (r *Reader) joinEngine() {
-	k := engineKeyOf(&r.config)
-	engineShares.mu.Lock()
-	defer engineShares.mu.Unlock()
-	s := engineShares.m[k]
-	if s == nil {
-		s = &engineShare{key: k, cluster: newCluster(r.config.Dialer, r.config.Brokers), readers: map[uint64]*Reader{}}
-		cfg := r.config // a copy: the engine outlives r
-		s.engine = fetchengine.New(fetchengine.Config{
-			Dial:           s.dial,
-			MinBytes:       int32(cfg.MinBytes),
-			IsolationLevel: int8(cfg.IsolationLevel),
-			MaxWait: func(vs protocol.Versions, follower bool, rack string) time.Duration {
-				return engineMaxWait(&cfg, vs, follower, rack)
-			},
-			Budget:    int64(cfg.MaxBufferedBytes),
-			Buffered:  s.buffered,
-			Shared:    readersBudget,
-			ErrorCode: func(code int16) error { return Error(code) },
-		})
-		engineShares.m[k] = s
+	var s *engineShare
+	if r.useConsumerGroup() {
+		s = newEngineShare(r, newCluster(r.config.Dialer, r.config.Brokers))
+	} else {
+		k := engineKeyOf(&r.config)
+		engineShares.mu.Lock()
+		defer engineShares.mu.Unlock()
+		if s = engineShares.m[k]; s == nil {
+			s = newEngineShare(r, newCluster(r.config.Dialer, r.config.Brokers))
+			engineShares.m[k] = s
+		}
 	}
 	r.share, r.engine, r.addrs, r.cluster = s, s.engine, &s.addrs, s.cluster
 	r.owner = engineOwners.Add(1)
@@ -93,8 +105,8 @@ func (r *Reader) joinEngine() {
 	s.mu.Unlock()
 }
 
-// leaveEngine takes r off its shared engine, stopping it after the last
-// Reader. r's fetchers have stopped.
+// leaveEngine takes r off its engine, stopping it after the last Reader.
+// r's fetchers have stopped.
 func (r *Reader) leaveEngine() {
 	s := r.share
 	engineShares.mu.Lock()
@@ -106,7 +118,9 @@ func (r *Reader) leaveEngine() {
 	if !last {
 		return
 	}
-	delete(engineShares.m, s.key)
+	if engineShares.m[s.key] == s {
+		delete(engineShares.m, s.key)
+	}
 	s.engine.Close()
 	s.cluster.close()
 }

@@ -92,7 +92,10 @@ func TestReaderFatalErrorReturned(t *testing.T) {
 // A follower that left the ISR but still answers is left within one of
 // the Reader's own metadata refreshes: nothing in its answers says so.
 func TestReaderRackFollowerLeavesISRWhileAnswering(t *testing.T) {
-	defer func(d time.Duration) { readerPinnedMetadataInterval = d }(readerPinnedMetadataInterval)
+	// Restored after the Reader's cleanup has closed it (cleanups run last
+	// first): its metadata loop reads the interval until then.
+	old := readerPinnedMetadataInterval
+	t.Cleanup(func() { readerPinnedMetadataInterval = old })
 	readerPinnedMetadataInterval = 200 * time.Millisecond
 
 	c := rtRackCluster(t, true)

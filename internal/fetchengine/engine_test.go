@@ -93,6 +93,17 @@ func recv(t *testing.T, ch chan Result) Result {
 	}
 }
 
+// waitPending waits until n fetches wait at broker's loop.
+func waitPending(t *testing.T, e *Engine, broker, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		l := e.loops[broker]
+		return l != nil && len(l.pending) == n
+	}, 5*time.Second, time.Millisecond)
+}
+
 func sent(t *testing.T, c *fakeConn) *protocol.FetchRequest {
 	t.Helper()
 	select {
@@ -114,11 +125,7 @@ func TestEngineCoalescesPartitions(t *testing.T) {
 	require.Equal(t, []int32{0}, partitions(sent(t, c)))
 	second, third := fetchAsync(e, 1, want(1, 20)), fetchAsync(e, 1, want(2, 30))
 	// Both are pending before the first answer frees the loop.
-	require.Eventually(t, func() bool {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		return len(e.loops[1].pending) == 2
-	}, 5*time.Second, time.Millisecond)
+	waitPending(t, e, 1, 2)
 	c.hold <- struct{}{}
 	r := recv(t, first)
 	require.NoError(t, r.Err)
@@ -173,11 +180,7 @@ func TestEngineHeldPartitionShortensThePoll(t *testing.T) {
 	// Partition 1 is out (in the last response): the loop waits for it,
 	// and partition 0 asks first.
 	a := fetchAsync(e, 1, want(0, 1))
-	require.Eventually(t, func() bool {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		return len(e.loops[1].pending) == 1
-	}, 5*time.Second, time.Millisecond)
+	waitPending(t, e, 1, 1)
 	b = fetchAsync(e, 1, want(1, 1))
 	req = sent(t, c)
 	assert.ElementsMatch(t, []int32{0, 1}, partitions(req))
@@ -197,11 +200,7 @@ func TestEngineTwoOwnersOfOnePartition(t *testing.T) {
 	a, b := want(0, 10), want(0, 20)
 	a.Owner, b.Owner = 1, 2
 	ra, rb := fetchAsync(e, 1, a), fetchAsync(e, 1, b)
-	require.Eventually(t, func() bool {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		return len(e.loops[1].pending) == 2
-	}, 5*time.Second, time.Millisecond)
+	waitPending(t, e, 1, 2)
 	c.hold <- struct{}{}
 	recv(t, first)
 	e.Release(0, "t", 9)
@@ -281,11 +280,7 @@ func TestEngineBudgetPerOwner(t *testing.T) {
 	a, b := want(0, 0), want(1, 0)
 	a.Owner, b.Owner = 1, 2
 	ra, rb := fetchAsync(e, 1, a), fetchAsync(e, 1, b)
-	require.Eventually(t, func() bool {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		return len(e.loops[1].pending) == 2
-	}, 5*time.Second, time.Millisecond)
+	waitPending(t, e, 1, 2)
 	c.hold <- struct{}{}
 	recv(t, rx)
 	e.Release(3, "t", 9)
@@ -448,11 +443,7 @@ func TestEngineFetchSession(t *testing.T) {
 	first := sent(t, &c.fakeConn)
 	assert.Equal(t, int32(0), first.SessionEpoch, "the first request creates the session")
 	chs := []chan Result{fetchAsync(e, 1, want(0, 0)), fetchAsync(e, 1, want(1, 0)), fetchAsync(e, 1, want(2, 0))}
-	require.Eventually(t, func() bool {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		return len(e.loops[1].pending) == 3
-	}, 5*time.Second, time.Millisecond)
+	waitPending(t, e, 1, 3)
 	close(c.hold)
 	require.NoError(t, recv(t, blocker).Err)
 	e.Release(0, "t", 9)
