@@ -257,20 +257,39 @@ type MessageBatch struct {
 // before it in that partition. In partition mode it moves Offset and Lag
 // past the last message.
 func (r *Reader) FetchBatch(ctx context.Context) (*MessageBatch, error) {
-	gen, err := r.beforeRead()
-	if err != nil {
+	b := new(MessageBatch)
+	if err := r.fetchBatch(ctx, b, true); err != nil {
 		return nil, err
 	}
-	b, mgen, err := r.queue.popBatch(ctx)
+	return b, nil
+}
+
+// FetchBatchInto is FetchBatch into a batch the caller keeps for the next
+// call: batch.Messages' array is reused (and grown as needed), so a loop
+// calling it allocates nothing per batch once the array holds a whole
+// batch. The Message values batch held before are overwritten; copy those
+// you keep (a copy's Key and Value stay valid: they point into the
+// fetched data, not into the array).
+func (r *Reader) FetchBatchInto(ctx context.Context, batch *MessageBatch) error {
+	return r.fetchBatch(ctx, batch, false)
+}
+
+// fetchBatch fills b with the next batch, into a fresh array when fresh.
+func (r *Reader) fetchBatch(ctx context.Context, b *MessageBatch, fresh bool) error {
+	gen, err := r.beforeRead()
 	if err != nil {
-		return nil, r.failure.withCause(err)
+		return err
+	}
+	mgen, err := r.queue.popBatch(ctx, b, fresh)
+	if err != nil {
+		return r.failure.withCause(err)
 	}
 	last := b.Messages[len(b.Messages)-1].Offset
 	r.delivered(gen, mgen, last, b.HighWaterMark)
 	if r.group != nil {
 		r.group.delivered(topicPartition{b.Topic, b.Partition}, last, mgen)
 	}
-	return b, nil
+	return nil
 }
 
 // beforeRead starts the partition fetcher on first use and returns the
@@ -884,17 +903,18 @@ func (q *readerQueue) pop(ctx context.Context) (Message, int64, int64, error) {
 	return run.message(i), run.hw, run.gen, nil
 }
 
-// popBatch returns the rest of the first run, at most QueueCapacity
-// messages of it.
-func (q *readerQueue) popBatch(ctx context.Context) (*MessageBatch, int64, error) {
+// popBatch fills b with the rest of the first run, at most QueueCapacity
+// messages of it, into a fresh array or into b.Messages' own, and returns
+// the run's generation.
+func (q *readerQueue) popBatch(ctx context.Context, b *MessageBatch, fresh bool) (int64, error) {
 	run, err := q.front(ctx)
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	if run.err != nil {
 		q.dropFront()
 		q.mu.Unlock()
-		return nil, run.gen, run.err
+		return run.gen, run.err
 	}
 	i := run.next
 	end := min(run.len(), i+q.capacity)
@@ -908,9 +928,27 @@ func (q *readerQueue) popBatch(ctx context.Context) (*MessageBatch, int64, error
 	if done {
 		q.freed()
 	}
-	msgs := make([]Message, end-i)
+	n := end - i
+	msgs := b.Messages
+	switch {
+	case fresh:
+		msgs = make([]Message, n)
+	case cap(msgs) < n:
+		// Room for a batch of QueueCapacity, so it does not grow again
+		// (up to a thousand messages, 150 KB).
+		msgs = make([]Message, n, max(n, min(q.capacity, 1000)))
+	default:
+		// Drop what the old messages past the new end point to, so they
+		// do not keep fetched data alive (the entries beyond the old
+		// length were dropped by earlier calls).
+		if n < len(msgs) {
+			clear(msgs[n:])
+		}
+		msgs = msgs[:n]
+	}
 	for k := range msgs {
 		msgs[k] = run.message(i + k)
 	}
-	return &MessageBatch{Topic: run.topic, Partition: run.partition, HighWaterMark: run.hw, Messages: msgs}, run.gen, nil
+	*b = MessageBatch{Topic: run.topic, Partition: run.partition, HighWaterMark: run.hw, Messages: msgs}
+	return run.gen, nil
 }

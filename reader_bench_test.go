@@ -2,7 +2,8 @@ package kafka
 
 // Benchmarks of the Reader on an in-process fake broker (repeatable, no
 // cluster): records/s and allocations per record for 100 B and 1 KB
-// values, one message at a time (FetchMessage) and by batch (FetchBatch).
+// values, one message at a time (FetchMessage) and by batch (FetchBatch,
+// FetchBatchInto).
 // One op is one record. The fake broker's own work (serving the fetches
 // over loopback TCP) is included in the time and allocations.
 //
@@ -57,41 +58,51 @@ func rbSetup(b *testing.B, valueSize int) *Reader {
 func BenchmarkReader(b *testing.B) {
 	for _, size := range []int{100, 1024} {
 		b.Run(fmt.Sprintf("FetchMessage/value=%dB", size), func(b *testing.B) {
-			r := rbSetup(b, size)
-			ctx := context.Background()
-			b.SetBytes(int64(size))
-			b.ReportAllocs()
-			done := rbCount(b)
-			for i := 0; i < b.N; i++ {
+			rbLoop(b, size, func(r *Reader, ctx context.Context) (int64, int, error) {
 				m, err := r.FetchMessage(ctx)
-				if err != nil {
-					b.Fatal(err)
+				return m.Offset, 1, err
+			})
+		})
+		b.Run(fmt.Sprintf("FetchBatchInto/value=%dB", size), func(b *testing.B) {
+			var batch MessageBatch
+			rbLoop(b, size, func(r *Reader, ctx context.Context) (int64, int, error) {
+				if err := r.FetchBatchInto(ctx, &batch); err != nil {
+					return 0, 0, err
 				}
-				if m.Offset == rbLog-1 {
-					r.SetOffset(0)
-				}
-			}
-			done()
+				return batch.Messages[len(batch.Messages)-1].Offset, len(batch.Messages), nil
+			})
 		})
 		b.Run(fmt.Sprintf("FetchBatch/value=%dB", size), func(b *testing.B) {
-			r := rbSetup(b, size)
-			ctx := context.Background()
-			b.SetBytes(int64(size))
-			b.ReportAllocs()
-			done := rbCount(b)
-			for n := 0; n < b.N; {
+			rbLoop(b, size, func(r *Reader, ctx context.Context) (int64, int, error) {
 				batch, err := r.FetchBatch(ctx)
 				if err != nil {
-					b.Fatal(err)
+					return 0, 0, err
 				}
-				n += len(batch.Messages)
-				if batch.Messages[len(batch.Messages)-1].Offset == rbLog-1 {
-					r.SetOffset(0)
-				}
-			}
-			done()
+				return batch.Messages[len(batch.Messages)-1].Offset, len(batch.Messages), nil
+			})
 		})
 	}
+}
+
+// rbLoop reads b.N records with read, which returns the last offset it read
+// and how many records, starting over at the end of the log.
+func rbLoop(b *testing.B, size int, read func(*Reader, context.Context) (last int64, n int, err error)) {
+	r := rbSetup(b, size)
+	ctx := context.Background()
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	done := rbCount(b)
+	for n := 0; n < b.N; {
+		last, k, err := read(r, ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += k
+		if last == rbLog-1 {
+			r.SetOffset(0)
+		}
+	}
+	done()
 }
 
 // rbCount resets the timer and returns a func reporting records/s and

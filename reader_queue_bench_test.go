@@ -11,6 +11,34 @@ import (
 //
 //	go test -run - -bench BenchmarkReaderQueuePop -benchmem
 func BenchmarkReaderQueuePop(b *testing.B) {
+	benchQueue(b, func(q *readerQueue, ctx context.Context) (int, error) {
+		_, _, _, err := q.pop(ctx)
+		return 1, err
+	})
+}
+
+// BenchmarkReaderQueuePopBatch is the same for FetchBatch (a fresh array
+// per batch) and FetchBatchInto (the caller's array): one op is still one
+// message, in batches of QueueCapacity (100).
+func BenchmarkReaderQueuePopBatch(b *testing.B) {
+	for _, into := range []bool{false, true} {
+		name := "FetchBatch"
+		if into {
+			name = "FetchBatchInto"
+		}
+		b.Run(name, func(b *testing.B) {
+			var batch MessageBatch
+			benchQueue(b, func(q *readerQueue, ctx context.Context) (int, error) {
+				_, err := q.popBatch(ctx, &batch, !into)
+				return len(batch.Messages), err
+			})
+		})
+	}
+}
+
+// benchQueue pushes runs of 1000 records of 100 B outside the timer and
+// takes them with take, which returns how many messages it took.
+func benchQueue(b *testing.B, take func(*readerQueue, context.Context) (int, error)) {
 	const runLen = 1000
 	buf := make([]byte, runLen*100)
 	recs := make([]compactRecord, runLen)
@@ -31,10 +59,12 @@ func BenchmarkReaderQueuePop(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		for i := 0; i < runLen; i++ {
-			if _, _, _, err := q.pop(ctx); err != nil {
+		for i := 0; i < runLen; {
+			k, err := take(&q, ctx)
+			if err != nil {
 				b.Fatal(err)
 			}
+			i += k
 		}
 	}
 }

@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rackfetch/kafka-go/protocol"
 	"github.com/rackfetch/kafka-go/testing/fakebroker"
 )
@@ -196,6 +199,44 @@ func TestReaderFetchBatch(t *testing.T) {
 	if err != nil || len(b.Messages) == 0 || b.Messages[0].Offset != 7 {
 		t.Fatalf("second batch: %v %+v", err, b)
 	}
+}
+
+// FetchBatchInto reuses the caller's array: the messages come in order,
+// the array is the same once it holds a whole batch, copies taken before
+// the next call keep their values, and a shorter batch leaves nothing of
+// the longer one behind the new length.
+func TestReaderFetchBatchInto(t *testing.T) {
+	c := rtCluster(t, fakebroker.Config{}, 1, 1)
+	rtAppend(c, 0, 0, 10)
+	r := rtReader(t, c, func(cfg *ReaderConfig) { cfg.QueueCapacity = 4 })
+	ctx := rtCtx(t)
+	var b MessageBatch
+	var kept []Message
+	var arrays []*Message
+	for len(kept) < 10 {
+		require.NoError(t, r.FetchBatchInto(ctx, &b))
+		require.NotEmpty(t, b.Messages)
+		require.LessOrEqual(t, len(b.Messages), 4)
+		assert.Equal(t, "t", b.Topic)
+		assert.Equal(t, int64(10), b.HighWaterMark)
+		arrays = append(arrays, &b.Messages[:1][0])
+		for _, m := range b.Messages {
+			assert.Equal(t, int64(len(kept)), m.Offset)
+			kept = append(kept, m)
+		}
+		if n := len(b.Messages); n < cap(b.Messages) {
+			for _, stale := range b.Messages[n:cap(b.Messages)] {
+				assert.Nil(t, stale.Value, "an entry past the batch still points into fetched data")
+			}
+		}
+	}
+	for i, m := range kept {
+		assert.Equal(t, fmt.Sprintf("v%d", i), string(m.Value), "a message copied out of the batch changed")
+	}
+	for _, a := range arrays[1:] {
+		assert.Same(t, arrays[0], a, "FetchBatchInto allocated a new array though the old one held the batch")
+	}
+	assert.Equal(t, int64(10), r.Offset())
 }
 
 // QueueCapacity bounds the pieces FetchBatch hands out, in order; the queue

@@ -97,7 +97,8 @@ func each(n int, f func(p int) error) error {
 }
 
 // rackfetchPartitions reads each partition through its own Reader, a
-// message at a time (FetchMessage) or a fetch at a time (FetchBatch).
+// message at a time (FetchMessage) or a fetch at a time (FetchBatchInto,
+// reusing one batch's array).
 func rackfetchPartitions(batch bool) func(context.Context, *counter) error {
 	return func(ctx context.Context, c *counter) error {
 		s := c.spec
@@ -128,11 +129,11 @@ func rackfetchGroup(batch bool) func(context.Context, *counter) error {
 func readRackfetch(ctx context.Context, c *counter, r *kafka.Reader, n int, batch bool) error {
 	var sum Sum
 	defer func() { c.add(sum) }()
+	var b kafka.MessageBatch
 	for sum.Records < int64(n) {
 		if batch {
-			b, err := r.FetchBatch(ctx)
-			if err != nil {
-				return fmt.Errorf("rackfetch FetchBatch after %d records: %w", sum.Records, err)
+			if err := r.FetchBatchInto(ctx, &b); err != nil {
+				return fmt.Errorf("rackfetch FetchBatchInto after %d records: %w", sum.Records, err)
 			}
 			c.seen()
 			for i := range b.Messages {
