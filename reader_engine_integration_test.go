@@ -129,29 +129,11 @@ func TestReaderIntegrationPartitionReadersShareEngine(t *testing.T) {
 			cfg.Partition, cfg.Dialer, cfg.Rack = p, dialer, "b"
 		})
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, partitions)
-	for p, r := range readers {
-		p, r := p, r
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int64(0); i < perPartition; i++ {
-				m, err := r.FetchMessage(ctx)
-				if err == nil && (m.Offset != i || m.Partition != p) {
-					err = fmt.Errorf("partition %d: got %d/%d, want offset %d", p, m.Partition, m.Offset, i)
-				}
-				if err != nil {
-					errs[p] = err
-					return
-				}
-			}
-		}()
+	parts := make([]int, partitions)
+	for p := range parts {
+		parts[p] = p
 	}
-	wg.Wait()
-	for _, err := range errs {
-		require.NoError(t, err)
-	}
+	reReadAll(ctx, t, readers, parts, perPartition)
 
 	st := kafka.ReaderTestEngineStats(readers[0])
 	open, peak := sockets.counts()
@@ -161,4 +143,85 @@ func TestReaderIntegrationPartitionReadersShareEngine(t *testing.T) {
 	assert.LessOrEqual(t, st.Conns, 3, "data connections")
 	assert.LessOrEqual(t, peak, 3+3+2, "sockets at the peak (kafka-go: one a Reader)")
 	assert.Greater(t, float64(st.Partitions)/float64(st.Requests), 2.0, "partitions a fetch request")
+}
+
+// Partition Readers sharing an engine, one of them stalled by its
+// application: it stops fetching once its own MaxBufferedBytes is taken,
+// and the others — a second Reader of a partition among them — read all
+// their records in order meanwhile (a budget shared between the Readers
+// would hold them up until the stalled one read).
+func TestReaderIntegrationSharedEngineStalledReader(t *testing.T) {
+	c := requireRackCluster(t)
+	const partitions, perPartition, valueSize = 4, 300, 1024
+	const budget, batch = 64 << 10, 10 // bytes a Reader fetches ahead; records a batch
+	ctx := testContext(t, 3*time.Minute)
+	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: partitions})
+	w := &kafka.Writer{Addr: kafka.TCP(c.Brokers...), Topic: topic, Balancer: &kafka.RoundRobin{}, BatchSize: batch, RequiredAcks: kafka.RequireAll}
+	msgs := make([]kafka.Message, 0, partitions*perPartition)
+	for i := 0; i < partitions*perPartition; i++ {
+		v := make([]byte, valueSize)
+		copy(v, fmt.Sprintf("v%d", i/partitions))
+		msgs = append(msgs, kafka.Message{Value: v})
+	}
+	require.NoError(t, w.WriteMessages(ctx, msgs...))
+	require.NoError(t, w.Close())
+
+	dialer := newDialer()
+	reader := func(p int) *kafka.Reader {
+		return riReader(t, c, topic, func(cfg *kafka.ReaderConfig) {
+			cfg.Partition, cfg.Dialer, cfg.Rack, cfg.MaxBufferedBytes = p, dialer, "b", budget
+		})
+	}
+	stalled := reader(0)
+	_, err := stalled.FetchMessage(ctx)
+	require.NoError(t, err)
+	// Its application stops here: wait until the Reader has fetched most
+	// of its budget ahead (the rest of partition 0 would not fit).
+	require.Eventually(t, func() bool { return stalled.Stats().QueueLength >= budget/valueSize/2 },
+		time.Minute, 10*time.Millisecond, "the stalled Reader never fetched ahead")
+
+	// One Reader for each other partition and a second one for partition 1.
+	parts := []int{1, 2, 3, 1}
+	readers := make([]*kafka.Reader, len(parts))
+	for i, p := range parts {
+		readers[i] = reader(p)
+	}
+	reReadAll(ctx, t, readers, parts, perPartition)
+
+	queued := stalled.Stats().QueueLength
+	t.Logf("ENGINEFIGURE stalled Reader: %d records (%d KiB) fetched ahead with MaxBufferedBytes %d KiB, while %d Readers read %d records each",
+		queued, queued*valueSize>>10, budget>>10, len(readers), perPartition)
+	assert.LessOrEqual(t, queued, int64(budget/valueSize+batch), "the stalled Reader fetched past its budget (and one record batch)")
+	st := kafka.ReaderTestEngineStats(stalled)
+	assert.Equal(t, st, kafka.ReaderTestEngineStats(readers[0]), "one engine for all")
+	assert.LessOrEqual(t, st.Conns, 3, "data connections")
+}
+
+// reReadAll reads offsets 0..n-1 of partition parts[i] through readers[i],
+// all Readers at once, and fails t unless each gets them in order.
+func reReadAll(ctx context.Context, t *testing.T, readers []*kafka.Reader, parts []int, n int64) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]error, len(readers))
+	for i, r := range readers {
+		i, r := i, r
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for want := int64(0); want < n; want++ {
+				m, err := r.FetchMessage(ctx)
+				if err == nil && (m.Partition != parts[i] || m.Offset != want) {
+					err = fmt.Errorf("reader %d: got %d/%d, want %d/%d", i, m.Partition, m.Offset, parts[i], want)
+				}
+				if err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
 }

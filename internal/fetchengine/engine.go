@@ -134,7 +134,10 @@ func slotOf(w Want) slot { return slot{w.Owner, key{w.Topic, w.Partition}} }
 // waiter is one partition's pending Fetch call.
 type waiter struct {
 	want Want
-	done chan Result // buffered: the loop never blocks on it
+	// maxBytes is the partition's max bytes in the request being built:
+	// want.MaxBytes, or less when its owner's grant is less (request).
+	maxBytes int32
+	done     chan Result // buffered: the loop never blocks on it
 	// abandoned: the caller's context ended (guarded by Engine.mu).
 	abandoned bool
 }
@@ -614,7 +617,7 @@ func (l *loop) fetch(batch []*waiter, reserved []reservation) {
 		}
 	}
 	for attempt := 0; ; attempt++ {
-		req, listed, wait, timeout, stall := l.request(batch, vs, total, useSession)
+		req, listed, wait, timeout, stall := l.request(batch, reserved, vs, total, useSession)
 		ctx, cancel := context.WithTimeout(e.ctx, wait+timeout)
 		var stallBy time.Time
 		if stall > 0 {
@@ -668,8 +671,9 @@ func hasData(resp *protocol.FetchResponse) bool {
 
 // request builds the fetch of batch: the shortest long poll and timeouts
 // its partitions ask for, and at most the budget's room in bytes.
-func (l *loop) request(batch []*waiter, vs protocol.Versions, maxBytes int64, useSession bool) (req *protocol.FetchRequest, listed []*waiter, wait, timeout, stall time.Duration) {
+func (l *loop) request(batch []*waiter, reserved []reservation, vs protocol.Versions, maxBytes int64, useSession bool) (req *protocol.FetchRequest, listed []*waiter, wait, timeout, stall time.Duration) {
 	e := l.e
+	capPartitions(batch, reserved)
 	req = &protocol.FetchRequest{
 		ReplicaID:      -1,
 		ReplicaEpoch:   -1,
@@ -711,11 +715,38 @@ func (l *loop) request(batch []*waiter, vs protocol.Versions, maxBytes int64, us
 			FetchOffset:        w.want.Offset,
 			LastFetchedEpoch:   -1,
 			LogStartOffset:     -1,
-			PartitionMaxBytes:  w.want.MaxBytes,
+			PartitionMaxBytes:  w.maxBytes,
 		})
 	}
 	req.MaxWaitMs = protocol.Millis(wait)
 	return req, listed, wait, timeout, stall
+}
+
+// capPartitions sets each waiter's max bytes: its MaxBytes, and in a
+// request for several owners no more than its share of its owner's grant.
+// The request's own MaxBytes is the sum of the grants, and a broker fills
+// it partition by partition in request order: uncapped, an owner's
+// partition listed first could take what another owner was granted, and
+// fetch past its own budget.
+func capPartitions(batch []*waiter, reserved []reservation) {
+	for _, w := range batch {
+		w.maxBytes = w.want.MaxBytes
+	}
+	if len(reserved) < 2 {
+		return
+	}
+	count := map[uint64]int64{}
+	for _, w := range batch {
+		count[w.want.Owner]++
+	}
+	for _, r := range reserved {
+		share := int32(min(max(r.bytes/max(count[r.owner], 1), 1), math.MaxInt32))
+		for _, w := range batch {
+			if w.want.Owner == r.owner {
+				w.maxBytes = min(w.maxBytes, share)
+			}
+		}
+	}
 }
 
 // answer hands each waiter of batch its partition of resp (or base's error

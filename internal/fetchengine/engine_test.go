@@ -195,16 +195,9 @@ func TestEngineTwoOwnersOfOnePartition(t *testing.T) {
 	c := newFakeConn()
 	c.hold = make(chan struct{})
 	e := testEngine(t, c, Config{})
-	first := fetchAsync(e, 1, want(9, 0))
-	sent(t, c)
 	a, b := want(0, 10), want(0, 20)
 	a.Owner, b.Owner = 1, 2
-	ra, rb := fetchAsync(e, 1, a), fetchAsync(e, 1, b)
-	waitPending(t, e, 1, 2)
-	c.hold <- struct{}{}
-	recv(t, first)
-	e.Release(0, "t", 9)
-	req := sent(t, c)
+	req, ra, rb := queueBehind(t, c, e, a, b)
 	require.Len(t, partitions(req), 1, "one of the two in this request")
 	c.hold <- struct{}{}
 	close(c.hold)
@@ -273,18 +266,7 @@ func TestEngineBudgetPerOwner(t *testing.T) {
 		}
 		return 0
 	}})
-	x := want(9, 0)
-	x.Owner = 3
-	rx := fetchAsync(e, 1, x)
-	sent(t, c) // in flight until the test lets it answer
-	a, b := want(0, 0), want(1, 0)
-	a.Owner, b.Owner = 1, 2
-	ra, rb := fetchAsync(e, 1, a), fetchAsync(e, 1, b)
-	waitPending(t, e, 1, 2)
-	c.hold <- struct{}{}
-	recv(t, rx)
-	e.Release(3, "t", 9)
-	req := sent(t, c)
+	req, ra, rb := queueTwoOwners(t, c, e)
 	assert.Equal(t, []int32{1}, partitions(req), "owner 2, holding nothing, is fetched; owner 1 (budget full) is not")
 	assert.Equal(t, int32(HeldPoll/time.Millisecond), req.MaxWaitMs, "owner 1 waits for room: a short poll")
 	c.hold <- struct{}{}
@@ -297,6 +279,57 @@ func TestEngineBudgetPerOwner(t *testing.T) {
 	assert.Equal(t, []int32{0}, partitions(sent(t, c)), "owner 1 has room again")
 	close(c.hold)
 	recv(t, ra)
+}
+
+// queueTwoOwners is queueBehind for partition 0 of owner 1 and partition
+// 1 of owner 2.
+func queueTwoOwners(t *testing.T, c *fakeConn, e *Engine) (*protocol.FetchRequest, chan Result, chan Result) {
+	t.Helper()
+	a, b := want(0, 0), want(1, 0)
+	a.Owner, b.Owner = 1, 2
+	return queueBehind(t, c, e, a, b)
+}
+
+// queueBehind keeps a fetch of partition 9, owner 3, in flight (c.hold)
+// while a and b queue up behind it, answers it, and returns the request
+// that follows and a's and b's results.
+func queueBehind(t *testing.T, c *fakeConn, e *Engine, a, b Want) (*protocol.FetchRequest, chan Result, chan Result) {
+	t.Helper()
+	x := want(9, 0)
+	x.Owner = 3
+	rx := fetchAsync(e, 1, x)
+	sent(t, c)
+	ra, rb := fetchAsync(e, 1, a), fetchAsync(e, 1, b)
+	waitPending(t, e, 1, 2)
+	c.hold <- struct{}{}
+	recv(t, rx)
+	e.Release(3, "t", 9)
+	return sent(t, c), ra, rb
+}
+
+// In a request for two owners each partition asks for no more than its
+// owner was granted: the broker fills the request's MaxBytes (the sum of
+// the grants) partition by partition, so the first listed could otherwise
+// take the other owner's bytes and fetch past its own budget.
+func TestEnginePartitionMaxBytesCappedByOwnerGrant(t *testing.T) {
+	c := newFakeConn()
+	c.hold = make(chan struct{})
+	defer close(c.hold)
+	e := testEngine(t, c, Config{Budget: 1000, Buffered: func(owner uint64) int64 {
+		if owner == 1 {
+			return 700 // room 300, over a quarter of the budget: granted
+		}
+		return 0
+	}})
+	req, _, _ := queueTwoOwners(t, c, e)
+	require.ElementsMatch(t, []int32{0, 1}, partitions(req), "both owners in one request")
+	maxBytes := map[int32]int32{}
+	for _, p := range req.Topics[0].Partitions {
+		maxBytes[p.Partition] = p.PartitionMaxBytes
+	}
+	assert.Equal(t, int32(1300), req.MaxBytes, "the request: both grants")
+	assert.Equal(t, int32(300), maxBytes[0], "owner 1's partition: its grant")
+	assert.Equal(t, int32(1000), maxBytes[1], "owner 2's partition: its grant")
 }
 
 // A partition at its broker's end reserves only caughtUpBytes for its

@@ -77,7 +77,7 @@ func (s *session) build(req *protocol.FetchRequest, batch []*waiter, use bool) [
 		k := key{w.want.Topic, w.want.Partition}
 		in[k] = true
 		c := s.parts[k]
-		if c == nil || c.offset != w.want.Offset || c.leaderEpoch != w.want.LeaderEpoch || c.maxBytes != w.want.MaxBytes || c.topicID != w.want.TopicID {
+		if c == nil || c.offset != w.want.Offset || c.leaderEpoch != w.want.LeaderEpoch || c.maxBytes != w.maxBytes || c.topicID != w.want.TopicID {
 			listed = append(listed, w)
 		}
 	}
@@ -126,7 +126,7 @@ func (s *session) update(req *protocol.FetchRequest, resp *protocol.FetchRespons
 	}
 	for _, w := range listed {
 		s.parts[key{w.want.Topic, w.want.Partition}] = &cached{
-			topicID: w.want.TopicID, offset: w.want.Offset, leaderEpoch: w.want.LeaderEpoch, maxBytes: w.want.MaxBytes,
+			topicID: w.want.TopicID, offset: w.want.Offset, leaderEpoch: w.want.LeaderEpoch, maxBytes: w.maxBytes,
 			hw: -1, lso: -1, logStart: -1,
 		}
 	}
