@@ -368,6 +368,10 @@ func (l *loop) run() {
 type reservation struct {
 	owner uint64
 	bytes int64
+	// own is what the owner's own budget granted, before the process's
+	// shared budget had its say: what its partitions may bring
+	// (capPartitions).
+	own int64
 }
 
 // next waits until there is something to fetch, the partitions of the
@@ -472,6 +476,7 @@ func (l *loop) take() (batch []*waiter, reserved []reservation, wait <-chan stru
 			continue
 		}
 		got = min(got, max(wants[o], 1))
+		own := got
 		if e.cfg.Shared != nil {
 			var sharedWait <-chan struct{}
 			if got, sharedWait = e.cfg.Shared.reserve(got, e.held(o)); got == 0 {
@@ -483,7 +488,7 @@ func (l *loop) take() (batch []*waiter, reserved []reservation, wait <-chan stru
 			}
 		}
 		e.inflight[o] += got
-		reserved = append(reserved, reservation{o, got})
+		reserved = append(reserved, reservation{o, got, own})
 		granted[o] = true
 	}
 	for _, w := range cands {
@@ -723,11 +728,13 @@ func (l *loop) request(batch []*waiter, reserved []reservation, vs protocol.Vers
 }
 
 // capPartitions sets each waiter's max bytes: its MaxBytes, and in a
-// request for several owners no more than its share of its owner's grant.
-// The request's own MaxBytes is the sum of the grants, and a broker fills
-// it partition by partition in request order: uncapped, an owner's
-// partition listed first could take what another owner was granted, and
-// fetch past its own budget.
+// request for several owners no more than its share of what its owner's
+// own budget granted. The request's MaxBytes is the sum of the grants, and
+// a broker fills it partition by partition in request order: uncapped, an
+// owner's partition listed first could take what another owner was
+// granted, and fetch past its own budget. (The process's shared budget
+// needs no cap: the request's MaxBytes bounds the total it reserved, and
+// capping by its cuts made fetches of 300 Readers small and slow.)
 func capPartitions(batch []*waiter, reserved []reservation) {
 	for _, w := range batch {
 		w.maxBytes = w.want.MaxBytes
@@ -740,7 +747,7 @@ func capPartitions(batch []*waiter, reserved []reservation) {
 		count[w.want.Owner]++
 	}
 	for _, r := range reserved {
-		share := int32(min(max(r.bytes/max(count[r.owner], 1), 1), math.MaxInt32))
+		share := int32(min(max(r.own/max(count[r.owner], 1), 1), math.MaxInt32))
 		for _, w := range batch {
 			if w.want.Owner == r.owner {
 				w.maxBytes = min(w.maxBytes, share)
