@@ -86,3 +86,7 @@ func rackTestTimeoutMs(ctx context.Context) int32 {
 
 // ReaderTestEngineStats returns the counters of r's fetch engine.
 func ReaderTestEngineStats(r *Reader) fetchengine.Stats { return r.engine.Stats() }
+
+// SetEngineIdleTimeoutForTest makes the fetch engines of Readers using d
+// close an idle data connection after idle.
+func SetEngineIdleTimeoutForTest(d *Dialer, idle time.Duration) { engineIdleTimeouts.Store(d, idle) }

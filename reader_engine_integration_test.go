@@ -225,3 +225,30 @@ func reReadAll(ctx context.Context, t *testing.T, readers []*kafka.Reader, parts
 		require.NoError(t, err)
 	}
 }
+
+// A data connection the Reader no longer fetches on is closed once idle: a
+// Reader in rack b is sent by the rack-a leader to the rack-b follower after
+// its first fetch, and its connection to the leader closes (after 1 s here,
+// 2 minutes by default) while it goes on reading from the follower.
+func TestReaderIntegrationIdleDataConnectionCloses(t *testing.T) {
+	c := requireRackCluster(t)
+	ctx := testContext(t, 2*time.Minute)
+	topic, p, _ := rackTopic(t, c, 10)
+	b := brokerInRack(t, c, "b")
+	dialer := newDialer()
+	kafka.SetEngineIdleTimeoutForTest(dialer, time.Second)
+	r := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) { cfg.Dialer, cfg.Rack = dialer, "b" })
+	riExpect(t, ctx, r, 0, 10)
+	st := r.Stats()
+	require.Len(t, st.Routing, 1)
+	require.Equal(t, b, st.Routing[0].Broker, "reads moved to the rack-b follower (leader %d)", p.Leader.ID)
+	require.Eventually(t, func() bool { return kafka.ReaderTestEngineStats(r).Conns == 1 },
+		time.Minute, 20*time.Millisecond, "the connection to the leader stayed open")
+
+	riProduce(t, c, topic, 10, 5, nil)
+	riExpect(t, ctx, r, 10, 5)
+	assert.Equal(t, 1, kafka.ReaderTestEngineStats(r).Conns, "reading again opened a connection to the leader")
+	st = r.Stats()
+	require.Len(t, st.Routing, 1)
+	assert.Equal(t, b, st.Routing[0].Broker, "records 10–14 not read from the follower")
+}

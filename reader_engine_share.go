@@ -74,10 +74,11 @@ func newEngineShare(r *Reader, cl *cluster) *engineShare {
 		MaxWait: func(vs protocol.Versions, follower bool, rack string) time.Duration {
 			return engineMaxWait(&cfg, vs, follower, rack)
 		},
-		Budget:    int64(cfg.MaxBufferedBytes),
-		Buffered:  s.buffered,
-		Shared:    readersBudget,
-		ErrorCode: func(code int16) error { return Error(code) },
+		IdleTimeout: engineIdleTimeout(cfg.Dialer),
+		Budget:      int64(cfg.MaxBufferedBytes),
+		Buffered:    s.buffered,
+		Shared:      readersBudget,
+		ErrorCode:   func(code int16) error { return Error(code) },
 	})
 	return s
 }
@@ -172,4 +173,16 @@ func (s *engineShare) dial(ctx context.Context, id int) (fetchengine.Conn, error
 		r.rackDialed(id, c)
 	}
 	return engineConn{c}, nil
+}
+
+// engineIdleTimeouts holds, for tests, how soon the engines of a Dialer
+// close a data connection nothing was fetched on (*Dialer → time.Duration;
+// the engine's default of 2 minutes otherwise).
+var engineIdleTimeouts sync.Map
+
+func engineIdleTimeout(d *Dialer) time.Duration {
+	if v, ok := engineIdleTimeouts.Load(d); ok {
+		return v.(time.Duration)
+	}
+	return 0
 }
