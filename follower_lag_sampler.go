@@ -104,19 +104,12 @@ func (r *Reader) sampleLeaderEnds(ctx context.Context, leader int, tps []topicPa
 		return fmt.Errorf("broker %d is not in the cluster metadata", leader)
 	}
 	req := &protocol.ListOffsetsRequest{ReplicaID: -1}
-	topics := map[string]int{}
 	for _, tp := range tps {
 		p, ok := r.cluster.partition(tp.topic, tp.partition)
 		if !ok || p.Leader.ID != leader {
 			continue
 		}
-		i, ok := topics[tp.topic]
-		if !ok {
-			i = len(req.Topics)
-			topics[tp.topic] = i
-			req.Topics = append(req.Topics, protocol.ListOffsetsRequestTopic{Name: tp.topic})
-		}
-		req.Topics[i].Partitions = append(req.Topics[i].Partitions, protocol.ListOffsetsRequestPartition{
+		req.AddPartition(tp.topic, protocol.ListOffsetsRequestPartition{
 			PartitionIndex: int32(tp.partition), CurrentLeaderEpoch: int32(p.LeaderEpoch), Timestamp: LastOffset,
 		})
 	}

@@ -90,3 +90,7 @@ func ReaderTestEngineStats(r *Reader) fetchengine.Stats { return r.engine.Stats(
 // SetEngineIdleTimeoutForTest makes the fetch engines of Readers using d
 // close an idle data connection after idle.
 func SetEngineIdleTimeoutForTest(d *Dialer, idle time.Duration) { engineIdleTimeouts.Store(d, idle) }
+
+// ReaderTestOffsetRequests returns how many ListOffsets requests Readers
+// have sent for start offsets and seeks.
+func ReaderTestOffsetRequests() int64 { return offsetRequests.Load() }

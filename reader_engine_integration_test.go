@@ -82,6 +82,7 @@ func TestReaderIntegrationEngineSockets(t *testing.T) {
 	topic := reProduce(ctx, t, c, partitions, perPartition)
 
 	sockets := &reSockets{}
+	offsetRequests := kafka.ReaderTestOffsetRequests()
 	r := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) {
 		cfg.Topic, cfg.GroupTopics = "", []string{topic}
 		cfg.GroupID, cfg.Rack = "g-"+topic, "b"
@@ -101,8 +102,10 @@ func TestReaderIntegrationEngineSockets(t *testing.T) {
 
 	st := kafka.ReaderTestEngineStats(r)
 	open, peak := sockets.counts()
-	t.Logf("ENGINEFIGURE sockets open %d peak %d; data connections %d; %d fetch requests for %d partition fetches (%.1f a request), %d in a fetch session",
-		open, peak, st.Conns, st.Requests, st.Partitions, float64(st.Partitions)/float64(max(st.Requests, 1)), st.Incremental)
+	offsetRequests = kafka.ReaderTestOffsetRequests() - offsetRequests
+	t.Logf("ENGINEFIGURE sockets open %d peak %d; data connections %d; %d fetch requests for %d partition fetches (%.1f a request), %d in a fetch session; %d ListOffsets requests for %d start offsets",
+		open, peak, st.Conns, st.Requests, st.Partitions, float64(st.Partitions)/float64(max(st.Requests, 1)), st.Incremental, offsetRequests, partitions)
+	assert.LessOrEqual(t, offsetRequests, int64(partitions/3), "ListOffsets requests (one per partition before they were batched)")
 	// One data connection per broker; besides, at most one control
 	// connection per broker, the coordinator's and the bootstrap one.
 	assert.LessOrEqual(t, st.Conns, 3, "data connections")

@@ -74,35 +74,11 @@ func (r *Reader) atLeader(ctx context.Context, topic string, partition int, do f
 func (r *Reader) listOffset(ctx context.Context, topic string, partition int, timestamp int64) (int64, error) {
 	var offset int64
 	err := r.atLeader(ctx, topic, partition, func(ctx context.Context, c *Conn, p Partition) error {
-		req := &protocol.ListOffsetsRequest{
-			ReplicaID:      -1,
-			IsolationLevel: int8(r.config.IsolationLevel),
-			Topics: []protocol.ListOffsetsRequestTopic{{
-				Name: topic,
-				Partitions: []protocol.ListOffsetsRequestPartition{{
-					PartitionIndex:     int32(partition),
-					CurrentLeaderEpoch: int32(p.LeaderEpoch),
-					Timestamp:          timestamp,
-				}},
-			}},
-		}
-		resp, _, err := c.roundTrip(ctx, req, -1)
-		if err != nil {
-			return fmt.Errorf("listing offsets of %s/%d: %w", topic, partition, err)
-		}
-		for _, t := range resp.(*protocol.ListOffsetsResponse).Topics {
-			for _, rp := range t.Partitions {
-				if t.Name != topic || rp.PartitionIndex != int32(partition) {
-					continue
-				}
-				if rp.ErrorCode != 0 {
-					return fmt.Errorf("listing offsets of %s/%d on broker %d: %w", topic, partition, c.broker, Error(rp.ErrorCode))
-				}
-				offset = rp.Offset
-				return nil
-			}
-		}
-		return fmt.Errorf("listing offsets of %s/%d: partition missing from the response", topic, partition)
+		ask := &offsetAsk{topic: topic, partition: int32(partition), epoch: int32(p.LeaderEpoch), timestamp: timestamp,
+			done: make(chan offsetAnswer, 1)}
+		var err error
+		offset, err = listOffsetBatched(ctx, c, int8(r.config.IsolationLevel), ask)
+		return err
 	})
 	return offset, err
 }

@@ -165,3 +165,15 @@ func (r *ListOffsetsResponse) Decode(d *Decoder, v int16) error {
 }
 
 func init() { registerRequest(func() Request { return new(ListOffsetsRequest) }) }
+
+// AddPartition adds p of topic to the request, under the topic's entry
+// (made if the request has none yet).
+func (r *ListOffsetsRequest) AddPartition(topic string, p ListOffsetsRequestPartition) {
+	for i := len(r.Topics) - 1; i >= 0; i-- {
+		if r.Topics[i].Name == topic {
+			r.Topics[i].Partitions = append(r.Topics[i].Partitions, p)
+			return
+		}
+	}
+	r.Topics = append(r.Topics, ListOffsetsRequestTopic{Name: topic, Partitions: []ListOffsetsRequestPartition{p}})
+}

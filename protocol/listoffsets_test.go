@@ -74,3 +74,18 @@ func TestListOffsetsBytes(t *testing.T) {
 		{Name: "t", Partitions: []ListOffsetsRequestPartition{{CurrentLeaderEpoch: -1, Timestamp: -3}}},
 	}})
 }
+
+// AddPartition keeps one entry per topic, in the order topics first come.
+func TestListOffsetsRequestAddPartition(t *testing.T) {
+	var req ListOffsetsRequest
+	for _, a := range []struct {
+		topic string
+		p     int32
+	}{{"t", 0}, {"u", 0}, {"t", 1}} {
+		req.AddPartition(a.topic, ListOffsetsRequestPartition{PartitionIndex: a.p})
+	}
+	if len(req.Topics) != 2 || req.Topics[0].Name != "t" || len(req.Topics[0].Partitions) != 2 ||
+		req.Topics[1].Name != "u" || len(req.Topics[1].Partitions) != 1 {
+		t.Fatalf("topics: %+v", req.Topics)
+	}
+}
