@@ -87,6 +87,9 @@ func rackTestTimeoutMs(ctx context.Context) int32 {
 // ReaderTestEngineStats returns the counters of r's fetch engine.
 func ReaderTestEngineStats(r *Reader) fetchengine.Stats { return r.engine.Stats() }
 
+// ReaderTestSameEngine reports whether a and b fetch through one engine.
+func ReaderTestSameEngine(a, b *Reader) bool { return a.engine == b.engine }
+
 // SetEngineIdleTimeoutForTest makes the fetch engines of Readers using d
 // close an idle data connection after idle.
 func SetEngineIdleTimeoutForTest(d *Dialer, idle time.Duration) { engineIdleTimeouts.Store(d, idle) }

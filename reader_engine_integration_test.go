@@ -146,6 +146,28 @@ func TestReaderIntegrationPartitionReadersShareEngine(t *testing.T) {
 	assert.LessOrEqual(t, st.Conns, 3, "data connections")
 	assert.LessOrEqual(t, peak, 3+3+2, "sockets at the peak (kafka-go: one a Reader)")
 	assert.Greater(t, float64(st.Partitions)/float64(st.Requests), 2.0, "partitions a fetch request")
+
+	// The same with a Dialer of its own for each Reader, equal in every
+	// setting (a program building each Reader's config afresh): still one
+	// engine, one data connection per broker.
+	for _, r := range readers {
+		require.NoError(t, r.Close())
+	}
+	own := make([]*kafka.Reader, partitions)
+	for p := range own {
+		own[p] = riReader(t, c, topic, func(cfg *kafka.ReaderConfig) {
+			cfg.Partition, cfg.Dialer, cfg.Rack = p, newDialer(), "b"
+		})
+	}
+	reReadAll(ctx, t, own, parts, perPartition)
+	for p := range own {
+		require.True(t, kafka.ReaderTestSameEngine(own[0], own[p]), "Reader %d: an engine of its own", p)
+	}
+	st = kafka.ReaderTestEngineStats(own[0])
+	t.Logf("ENGINEFIGURE %d partition Readers with a Dialer each: data connections %d; %d fetch requests for %d partition fetches",
+		partitions, st.Conns, st.Requests, st.Partitions)
+	assert.LessOrEqual(t, st.Conns, 3, "data connections")
+	assert.Greater(t, float64(st.Partitions)/float64(st.Requests), 2.0, "partitions a fetch request")
 }
 
 // Partition Readers sharing an engine, one of them stalled by its

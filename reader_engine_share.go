@@ -24,7 +24,7 @@ import (
 
 // engineKey is what a shared engine's requests and connections depend on.
 type engineKey struct {
-	dialer      *Dialer
+	dialer      dialerIdentity
 	brokers     string
 	minBytes    int
 	maxBuffered int
@@ -39,7 +39,7 @@ func engineKeyOf(c *ReaderConfig) engineKey {
 	if d == nil {
 		d = DefaultDialer
 	}
-	return engineKey{d, strings.Join(c.Brokers, ","), c.MinBytes, c.MaxBufferedBytes, c.IsolationLevel,
+	return engineKey{dialerIdentityOf(d), strings.Join(c.Brokers, ","), c.MinBytes, c.MaxBufferedBytes, c.IsolationLevel,
 		c.MaxWait, c.MaxFollowerLag, c.Rack}
 }
 

@@ -30,12 +30,15 @@ func TestReadersShareOneEngine(t *testing.T) {
 		return NewReader(ReaderConfig{Brokers: c.Addrs()[:1], Topic: "t", Partition: p, Dialer: d,
 			MaxWait: 100 * time.Millisecond, ReadLagInterval: -1})
 	}
-	r0, r3, again := reader(0, dialer), reader(3, dialer), reader(0, dialer)
-	other := reader(3, &Dialer{ClientID: "share-test", Timeout: 5 * time.Second})
+	r0, r3 := reader(0, dialer), reader(3, dialer)
+	// A Dialer of its own with the same settings, as a program building a
+	// config per Reader makes.
+	again := reader(0, &Dialer{ClientID: "share-test", Timeout: 5 * time.Second})
+	other := reader(3, &Dialer{ClientID: "share-test-2", Timeout: 5 * time.Second})
 	defer other.Close()
 	require.Same(t, r0.engine, r3.engine, "same settings: one engine")
-	require.Same(t, r0.engine, again.engine)
-	assert.NotSame(t, r0.engine, other.engine, "another Dialer: another engine")
+	require.Same(t, r0.engine, again.engine, "an equal Dialer: the same engine")
+	assert.NotSame(t, r0.engine, other.engine, "another client ID: another engine")
 	assert.NotEqual(t, r0.owner, again.owner, "each Reader its own owner number")
 
 	ctx := rtCtx(t)
