@@ -234,3 +234,39 @@ func TestControlTimeout(t *testing.T) {
 	}
 	assert.Equal(t, defaultControlTimeout, controlTimeout(nil))
 }
+
+// Another cluster behind the same bootstrap addresses: what the cache knew
+// of the first is forgotten (a lower leader epoch is taken, not dropped as
+// stale; brokers it does not have are gone) and the topic's generation
+// moves on, whatever topic ID the new cluster gave it.
+func TestMetadataCacheAnotherCluster(t *testing.T) {
+	answer := func(cluster string, brokers []protocol.MetadataResponseBroker, a mdAnswer) *protocol.MetadataResponse {
+		return &protocol.MetadataResponse{ClusterID: &cluster, Brokers: brokers, Topics: a.topics()}
+	}
+	cl := newCluster(nil, nil)
+	cl.mergeAnswer(answer("A", testBrokers(), mdAnswer{id: 1, parts: []mdPart{{0, 3, 7, nil}, {1, 2, 4, nil}}}))
+	cl.mergeAnswer(answer("A", testBrokers(), mdAnswer{id: 1, parts: []mdPart{{0, 1, 2, nil}}}))
+	p, ok := cl.partition("t", 0)
+	require.True(t, ok)
+	require.Equal(t, 7, p.LeaderEpoch, "the same cluster: an older epoch is stale")
+	_, gen := cl.topicID("t")
+	require.Equal(t, 1, gen)
+
+	two := testBrokers()[:2]
+	cl.mergeAnswer(answer("B", two, mdAnswer{id: 1, parts: []mdPart{{0, 1, 0, nil}}}))
+	p, ok = cl.partition("t", 0)
+	require.True(t, ok)
+	assert.Equal(t, 1, p.Leader.ID, "the new cluster's leader")
+	assert.Equal(t, 0, p.LeaderEpoch)
+	_, ok = cl.partition("t", 1)
+	assert.False(t, ok, "a partition only the old cluster had")
+	_, ok = cl.broker(3)
+	assert.False(t, ok, "a broker only the old cluster had")
+	_, gen = cl.topicID("t")
+	assert.Equal(t, 2, gen, "the topic's log is another one")
+
+	// An answer without a cluster ID (Metadata v0–v1) changes nothing.
+	cl.merge(testBrokers()[:2], mdAnswer{id: 1, parts: []mdPart{{0, 2, 1, nil}}}.topics())
+	_, gen = cl.topicID("t")
+	assert.Equal(t, 2, gen)
+}

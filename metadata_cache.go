@@ -23,7 +23,12 @@ type metadataCache struct {
 	key  string // in metadataCaches; "" for an unshared cache
 	refs int    // guarded by metadataCaches.mu
 
-	mu           sync.Mutex
+	mu sync.Mutex
+	// clusterID is the ID the answers carried ("" before one did): the
+	// cache is keyed by bootstrap addresses, and another cluster at the
+	// same addresses (recreated, or a failover target behind one DNS name)
+	// must not be read through what was learned of the first.
+	clusterID    string
 	brokers      map[int]Broker
 	partitions   map[topicPartition]Partition
 	topics       map[string][]int // partition ids per topic, sorted
@@ -169,7 +174,7 @@ func (cl *metadataCache) shared(ctx context.Context, ask metadataAsk, send func(
 
 	f.resp, f.err = send(ctx)
 	if f.err == nil {
-		cl.merge(f.resp.Brokers, f.resp.Topics)
+		cl.mergeAnswer(f.resp)
 	}
 	cl.mu.Lock()
 	delete(cl.flights, key)
@@ -226,6 +231,41 @@ func (cl *metadataCache) brokerList() []Broker {
 // is news the Reader must see (to stop fetching from a leader that is gone
 // and keep refreshing), not a stale answer. An older leaderless answer is
 // ignored like any older one.
+// mergeAnswer merges a Metadata answer, first forgetting the cluster the
+// cache knew if the answer comes from another one.
+func (cl *metadataCache) mergeAnswer(md *protocol.MetadataResponse) {
+	if md.ClusterID != nil && *md.ClusterID != "" {
+		cl.seenCluster(*md.ClusterID)
+	}
+	cl.merge(md.Brokers, md.Topics)
+}
+
+// seenCluster records that an answer came from cluster id. From another
+// cluster than before, the brokers, partitions and topic IDs cached are
+// forgotten; each topic's incarnation generation is kept and moves on at
+// the next answer, so a Reader knows its offsets belong to a log that is
+// gone (as for a topic deleted and created again).
+func (cl *metadataCache) seenCluster(id string) {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	if cl.clusterID == id {
+		return
+	}
+	if cl.clusterID != "" {
+		clear(cl.brokers)
+		clear(cl.partitions)
+		clear(cl.topics)
+		clear(cl.retired)
+		clear(cl.fresh)
+		for name, inc := range cl.incarnations {
+			// No ID: the next one is new whatever it is, without
+			// retiring anything.
+			cl.incarnations[name] = topicIncarnation{generation: inc.generation}
+		}
+	}
+	cl.clusterID = id
+}
+
 func (cl *metadataCache) merge(brokers []protocol.MetadataResponseBroker, topics []protocol.MetadataResponseTopic) {
 	now := time.Now()
 	cl.mu.Lock()

@@ -192,7 +192,7 @@ func (c *writerCore) pollLeaders(ctx context.Context, topics []string, targets [
 			if !isMD {
 				err = fmt.Errorf("the answer is %T", resp)
 			} else {
-				c.tc.cl.merge(md.Brokers, md.Topics)
+				c.tc.cl.mergeAnswer(md)
 				ok = true
 				continue
 			}
