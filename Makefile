@@ -106,9 +106,11 @@ OLDEST_KAFKA ?= 2.8
 OLDEST_STATE_DIR ?= $(CURDIR)/.kafka/oldest
 OLDEST_PORT_BASE ?= 30290
 RACK_TESTS ?= TestRackIntegration|TestRackFaults|TestRackClientSelection
-# Not on 2.8 yet: the follower-lag throttle scenario with the client's choice fails there (ZooKeeper's
-# reassignment bumps the leader epoch; once the reader left the lagging follower too late, once the reader
-# without the check never left it in 60 s). It runs on the default line in `make test`.
+# Not on 2.8 yet: the follower-lag throttle scenario with the client's choice fails there. Found so far: the
+# throttled follower leaves the ISR for a few seconds and rejoins it while still throttled, so the reader
+# without the check rightly stays (the test now accepts that); the reader with the check did not leave the
+# lagging follower within 3×MaxFollowerLag+5 s in 2 of 4 runs (its leader high-watermark samples were answered
+# OFFSET_NOT_AVAILABLE after the election; not yet explained). It runs on the default line in `make test`.
 RACK_SKIP ?= TestRackClientSelection/FollowerThrottled
 
 test-rack-oldest:
