@@ -334,8 +334,12 @@ func flThrottled(t *testing.T, c *ktesting.Cluster, sel kafka.ReplicaSelector) {
 		}
 		return !outAt.IsZero()
 	}, 60*time.Second, 100*time.Millisecond, "the throttled follower never left the ISR")
-	require.Eventually(t, func() bool { poll(); _, rr, _ := route.get(); return rr["follower lagging"] > 0 },
-		3*flBound+5*time.Second, 20*time.Millisecond, "the reader did not leave the lagging follower")
+	if !assert.Eventually(t, func() bool { poll(); _, rr, _ := route.get(); return rr["follower lagging"] > 0 },
+		3*flBound+5*time.Second, 20*time.Millisecond, "the reader did not leave the lagging follower") {
+		br, rr, _ := route.get()
+		in, err := flInISR(ctx, cl, topic, b)
+		t.Fatalf("the reader is on broker %d, reroutes %v; the follower in the ISR now: %v (%v)", br, rr, in, err)
+	}
 	waitFetches := route.fetchCount() - outFetches
 	_, rr, first := route.get()
 	left := first["follower lagging"]

@@ -111,7 +111,10 @@ func TestReaderIntegrationEngineSockets(t *testing.T) {
 	assert.LessOrEqual(t, st.Conns, 3, "data connections")
 	assert.LessOrEqual(t, peak, 3+3+2, "sockets at the peak (kafka-go: one a partition)")
 	assert.Greater(t, float64(st.Partitions)/float64(st.Requests), 2.0, "partitions a fetch request")
-	assert.Greater(t, st.Incremental, st.Requests/2, "requests in an incremental fetch session")
+	// Each broker's first request opens its fetch session; every later one
+	// is incremental (a share of all requests would depend on how few the
+	// read took: 6 requests, 3 of them first ones, in one CI run).
+	assert.LessOrEqual(t, st.Requests-st.Incremental, int64(st.Conns), "full fetch requests, beyond one a data connection")
 }
 
 // Partition-mode Readers with the same settings, one per partition as
