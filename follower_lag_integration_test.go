@@ -209,6 +209,26 @@ func flThrottleRackB(ctx context.Context, cl *kafka.Client, topic string, follow
 	return nil
 }
 
+// flMember tells whether a broker has been in the ISR of topic/0 for 2 s
+// on end (still), asked at every call.
+type flMember struct {
+	cl     *kafka.Client
+	topic  string
+	broker int
+	since  time.Time
+}
+
+func (m *flMember) still(ctx context.Context) bool {
+	in, err := flInISR(ctx, m.cl, m.topic, m.broker)
+	switch {
+	case err != nil || !in:
+		m.since = time.Time{}
+	case m.since.IsZero():
+		m.since = time.Now()
+	}
+	return !m.since.IsZero() && time.Since(m.since) >= 2*time.Second
+}
+
 // flInISR reports whether broker is in the ISR of topic/0.
 func flInISR(ctx context.Context, cl *kafka.Client, topic string, broker int) (bool, error) {
 	md, err := cl.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
@@ -334,46 +354,65 @@ func flThrottled(t *testing.T, c *ktesting.Cluster, sel kafka.ReplicaSelector) {
 		}
 		return !outAt.IsZero()
 	}, 60*time.Second, 100*time.Millisecond, "the throttled follower never left the ISR")
-	if !assert.Eventually(t, func() bool { poll(); _, rr, _ := route.get(); return rr["follower lagging"] > 0 },
-		3*flBound+5*time.Second, 20*time.Millisecond, "the reader did not leave the lagging follower") {
+	// Kafka 2.8 (seen in 4 of 6 runs): the throttled follower rejoins the
+	// ISR within seconds, and while it is in the ISR the leader's high
+	// watermark waits for it (the new leader even answers ListOffsets with
+	// OFFSET_NOT_AVAILABLE until its high watermark passes its epoch's
+	// start), so no replica has anything newer to read: the reader rightly
+	// stays. It must leave only while the follower lags behind the leader.
+	// Back in the ISR for 2 s: one broker's answer may lag another's.
+	inISR := &flMember{cl: cl, topic: topic, broker: b}
+	rejoined := false
+	if !assert.Eventually(t, func() bool {
+		poll()
+		if _, rr, _ := route.get(); rr["follower lagging"] > 0 {
+			return true
+		}
+		rejoined = inISR.still(ctx)
+		return rejoined
+	}, 3*flBound+5*time.Second, 20*time.Millisecond, "the reader did not leave the lagging follower") {
 		br, rr, _ := route.get()
-		in, err := flInISR(ctx, cl, topic, b)
-		t.Fatalf("the reader is on broker %d, reroutes %v; the follower in the ISR now: %v (%v)", br, rr, in, err)
+		t.Fatalf("the reader is on broker %d, reroutes %v; the follower still out of the ISR", br, rr)
 	}
-	waitFetches := route.fetchCount() - outFetches
-	_, rr, first := route.get()
-	left := first["follower lagging"]
-	t.Logf("LAGFIGURE %d fetches while waiting at the lagging follower (%.1f/s)", waitFetches, float64(waitFetches)/left.Sub(outAt).Seconds())
-	t.Logf("LAGFIGURE leadership moved; follower out of the ISR %v later; reader left it %v after that (MaxFollowerLag %v); reroutes %v",
-		outAt.Sub(movedAt).Round(10*time.Millisecond), left.Sub(outAt).Round(10*time.Millisecond), flBound, rr)
-	assert.LessOrEqual(t, left.Sub(outAt), flBound, "left the follower later than MaxFollowerLag after it fell behind")
-	if sel == nil {
-		broker, _, _ := route.get()
-		assert.Equal(t, cc, broker, "reading from the new leader")
+	if rejoined {
+		_, rr, _ := route.get()
+		t.Logf("LAGFIGURE leadership moved; follower out of the ISR %v later and back in it %v after that; the reader stayed (reroutes %v)",
+			outAt.Sub(movedAt).Round(10*time.Millisecond), time.Since(outAt).Round(10*time.Millisecond), rr)
 	} else {
-		// No leader checks the offsets of the client's choice: once its
-		// cooldown (2 s, doubling) ends, a follower still in the ISR is
-		// tried again and left again within the bound, until metadata
-		// shows it out of the ISR.
-		require.Eventually(t, func() bool { poll(); br, _, _ := route.get(); return br == cc }, 3*flBound+5*time.Second, 20*time.Millisecond,
-			"reading from the new leader")
+		waitFetches := route.fetchCount() - outFetches
+		_, rr, first := route.get()
+		left := first["follower lagging"]
+		t.Logf("LAGFIGURE %d fetches while waiting at the lagging follower (%.1f/s)", waitFetches, float64(waitFetches)/left.Sub(outAt).Seconds())
+		t.Logf("LAGFIGURE leadership moved; follower out of the ISR %v later; reader left it %v after that (MaxFollowerLag %v); reroutes %v",
+			outAt.Sub(movedAt).Round(10*time.Millisecond), left.Sub(outAt).Round(10*time.Millisecond), flBound, rr)
+		assert.LessOrEqual(t, left.Sub(outAt), flBound, "left the follower later than MaxFollowerLag after it fell behind")
+		if sel == nil {
+			broker, _, _ := route.get()
+			assert.Equal(t, cc, broker, "reading from the new leader")
+		} else {
+			// No leader checks the offsets of the client's choice: once its
+			// cooldown (2 s, doubling) ends, a follower still in the ISR is
+			// tried again and left again within the bound, until metadata
+			// shows it out of the ISR.
+			require.Eventually(t, func() bool { poll(); br, _, _ := route.get(); return br == cc }, 3*flBound+5*time.Second, 20*time.Millisecond,
+				"reading from the new leader")
+		}
 	}
 
 	// The control reader (check off) stays on the lagging follower until
 	// metadata says it left the ISR: it re-reads metadata every 30 s while
 	// on a follower. A follower back in the ISR by then is rightly kept
 	// (on Kafka 2.8 the throttled follower rejoins within seconds).
-	rejoined := false
+	crejoined := false
 	require.Eventually(t, func() bool {
 		poll()
 		if br, _, _ := croute.get(); br != b {
 			return true
 		}
-		in, err := flInISR(ctx, cl, topic, b)
-		rejoined = err == nil && in
-		return rejoined
+		crejoined = inISR.still(ctx)
+		return crejoined
 	}, 60*time.Second, 50*time.Millisecond, "the control reader stayed on the follower while it was out of the ISR")
-	if rejoined {
+	if crejoined {
 		t.Logf("LAGFIGURE without the check (MaxFollowerLag -1) the reader stayed: the follower was back in the ISR %v after it left, before the reader's next metadata refresh",
 			time.Since(outAt).Round(10*time.Millisecond))
 	} else {
@@ -389,7 +428,7 @@ func flThrottled(t *testing.T, c *ktesting.Cluster, sel kafka.ReplicaSelector) {
 			cleft.Sub(outAt).Round(10*time.Millisecond), cwaitFetches, float64(cwaitFetches)/cleft.Sub(outAt).Seconds(), crr)
 	}
 
-	_, rr, _ = route.get()
+	_, rr, _ := route.get()
 	t.Logf("LAGFIGURE moves off the lagging follower before the throttle was removed: %d", rr["follower lagging"])
 	assert.LessOrEqual(t, rr["follower lagging"], int64(3), "the lagging follower tried again and again")
 
@@ -404,7 +443,9 @@ func flThrottled(t *testing.T, c *ktesting.Cluster, sel kafka.ReplicaSelector) {
 	t.Logf("LAGFIGURE throttle removed; reader back on rack b %v later; ListOffsets for the lag check: %d in %v (%.2f/s)",
 		backAt.Sub(removedAt).Round(10*time.Millisecond), listOffsets, d.Round(time.Second), float64(listOffsets)/d.Seconds())
 	_, rr, _ = route.get()
-	assert.GreaterOrEqual(t, rr[back], int64(2), "reroutes %v", rr)
+	if !rejoined {
+		assert.GreaterOrEqual(t, rr[back], int64(2), "reroutes %v", rr)
+	}
 
 	// Stop producing; everything acknowledged arrives, once and in order.
 	stopProducer()
