@@ -12,8 +12,8 @@ import (
 // dialerIdentity tells when two Dialers dial the same way, so that the
 // Readers given them may share a fetch engine. Programs often build a
 // Dialer per Reader (a fresh &kafka.Dialer{...} in each config): compared
-// by pointer, 300 such Readers held 300 engines and 900 data connections
-// where equal settings need one engine.
+// by pointer, each such Reader got an engine, connections and
+// single-partition fetches of its own where equal settings need one engine.
 //
 // Settings compare by value where that is safe: strings, durations, and
 // the TLS config, resolver, local address and SASL mechanism by what the

@@ -354,7 +354,7 @@ func flThrottled(t *testing.T, c *ktesting.Cluster, sel kafka.ReplicaSelector) {
 		}
 		return !outAt.IsZero()
 	}, 60*time.Second, 100*time.Millisecond, "the throttled follower never left the ISR")
-	// Kafka 2.8 (seen in 4 of 6 runs): the throttled follower rejoins the
+	// Kafka 2.8 (seen in most runs): the throttled follower rejoins the
 	// ISR within seconds, and while it is in the ISR the leader's high
 	// watermark waits for it (the new leader even answers ListOffsets with
 	// OFFSET_NOT_AVAILABLE until its high watermark passes its epoch's

@@ -209,28 +209,6 @@ func (cl *metadataCache) brokerList() []Broker {
 	return out
 }
 
-// merge folds a metadata answer into the cache. Per topic, the cache
-// follows one incarnation, named by its topic ID (Metadata v10+):
-//
-//   - an answer naming a different ID than the cached one is a topic that
-//     was deleted and created again (its leader epochs restart at 0): it
-//     replaces the topic's cached partitions whatever their epochs, and the
-//     old ID is retired;
-//   - an answer naming a retired ID (a broker that has not yet learned of
-//     the deletion) is ignored;
-//   - within an incarnation (or without IDs), a partition's entry is only
-//     replaced by an answer of the same or a newer leader epoch: the
-//     cached epoch is a floor that never goes down. An answer without an
-//     epoch (-1: brokers before KIP-320) replaces only an entry without one
-//     either, since nothing says it is not older.
-//
-// A leaderless answer (leader -1) follows the same rule, at the same epoch
-// too: KRaft and ZooKeeper controllers bump the leader epoch when they take
-// leadership away, and a broker reports a partition leaderless at the
-// current epoch when that epoch's leader is no longer alive; either way it
-// is news the Reader must see (to stop fetching from a leader that is gone
-// and keep refreshing), not a stale answer. An older leaderless answer is
-// ignored like any older one.
 // mergeAnswer merges a Metadata answer, first forgetting the cluster the
 // cache knew if the answer comes from another one.
 func (cl *metadataCache) mergeAnswer(md *protocol.MetadataResponse) {
@@ -266,6 +244,28 @@ func (cl *metadataCache) seenCluster(id string) {
 	cl.clusterID = id
 }
 
+// merge folds a metadata answer into the cache. Per topic, the cache
+// follows one incarnation, named by its topic ID (Metadata v10+):
+//
+//   - an answer naming a different ID than the cached one is a topic that
+//     was deleted and created again (its leader epochs restart at 0): it
+//     replaces the topic's cached partitions whatever their epochs, and the
+//     old ID is retired;
+//   - an answer naming a retired ID (a broker that has not yet learned of
+//     the deletion) is ignored;
+//   - within an incarnation (or without IDs), a partition's entry is only
+//     replaced by an answer of the same or a newer leader epoch: the
+//     cached epoch is a floor that never goes down. An answer without an
+//     epoch (-1: brokers before KIP-320) replaces only an entry without one
+//     either, since nothing says it is not older.
+//
+// A leaderless answer (leader -1) follows the same rule, at the same epoch
+// too: KRaft and ZooKeeper controllers bump the leader epoch when they take
+// leadership away, and a broker reports a partition leaderless at the
+// current epoch when that epoch's leader is no longer alive; either way it
+// is news the Reader must see (to stop fetching from a leader that is gone
+// and keep refreshing), not a stale answer. An older leaderless answer is
+// ignored like any older one.
 func (cl *metadataCache) merge(brokers []protocol.MetadataResponseBroker, topics []protocol.MetadataResponseTopic) {
 	now := time.Now()
 	cl.mu.Lock()
