@@ -25,6 +25,14 @@ type offsetAsk struct {
 	done      chan offsetAnswer // buffered: answered once, never blocks
 }
 
+// offsetAskKey names the partition an ask is about.
+type offsetAskKey struct {
+	topic     string
+	partition int32
+}
+
+func (a *offsetAsk) key() offsetAskKey { return offsetAskKey{a.topic, a.partition} }
+
 type offsetAnswer struct {
 	offset int64
 	err    error
@@ -96,14 +104,10 @@ func listOffsetBatched(ctx context.Context, c *Conn, isolation int8, ask *offset
 // takeDistinct takes the asks of q for distinct partitions (a request
 // names a partition once); the others wait for the next request.
 func takeDistinct(q *offsetQueue) []*offsetAsk {
-	type tp struct {
-		topic     string
-		partition int32
-	}
-	seen := make(map[tp]bool, len(q.asks))
+	seen := make(map[offsetAskKey]bool, len(q.asks))
 	var take, rest []*offsetAsk
 	for _, a := range q.asks {
-		if k := (tp{a.topic, a.partition}); !seen[k] {
+		if k := a.key(); !seen[k] {
 			seen[k] = true
 			take = append(take, a)
 		} else {
@@ -130,18 +134,14 @@ func sendOffsetAsks(ctx context.Context, c *Conn, isolation int8, asks []*offset
 		}
 		return
 	}
-	type tp struct {
-		topic     string
-		partition int32
-	}
-	got := map[tp]protocol.ListOffsetsResponsePartition{}
+	got := map[offsetAskKey]protocol.ListOffsetsResponsePartition{}
 	for _, t := range resp.(*protocol.ListOffsetsResponse).Topics {
 		for _, p := range t.Partitions {
-			got[tp{t.Name, p.PartitionIndex}] = p
+			got[offsetAskKey{t.Name, p.PartitionIndex}] = p
 		}
 	}
 	for _, a := range asks {
-		p, ok := got[tp{a.topic, a.partition}]
+		p, ok := got[a.key()]
 		switch {
 		case !ok:
 			a.done <- offsetAnswer{err: fmt.Errorf("listing offsets of %s/%d: partition missing from the response", a.topic, a.partition)}
