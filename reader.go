@@ -182,7 +182,8 @@ func (r *Reader) ReadMessage(ctx context.Context) (Message, error) {
 	// the head of the queue while the generation lasts (the next
 	// ReadMessage returns it again), and a partition the reader keeps
 	// across a rebalance resumes at it.
-	m, hw, mgen, err := r.fetchMessage(ctx, !r.useConsumerGroup())
+	var m Message
+	hw, mgen, err := r.fetchMessage(ctx, !r.useConsumerGroup(), &m)
 	if err != nil {
 		return Message{}, fmt.Errorf("fetching message: %w", err)
 	}
@@ -205,29 +206,29 @@ func (r *Reader) ReadMessage(ctx context.Context) (Message, error) {
 //
 // FetchMessage does not commit offsets automatically when using consumer
 // groups. Use CommitMessages to commit the offset.
-func (r *Reader) FetchMessage(ctx context.Context) (Message, error) {
-	m, _, _, err := r.fetchMessage(ctx, true)
+func (r *Reader) FetchMessage(ctx context.Context) (m Message, err error) {
+	_, _, err = r.fetchMessage(ctx, true, &m)
 	return m, err
 }
 
-// fetchMessage takes the next message, the high watermark of its fetch and
-// the generation of the fetcher that queued it; returned says whether it
-// counts as returned to the application (group mode: see
-// readerGroup.delivered).
-func (r *Reader) fetchMessage(ctx context.Context, returned bool) (Message, int64, int64, error) {
+// fetchMessage takes the next message into *m and returns the high
+// watermark of its fetch and the generation of the fetcher that queued it;
+// returned says whether it counts as returned to the application (group
+// mode: see readerGroup.delivered). *m is left empty on error.
+func (r *Reader) fetchMessage(ctx context.Context, returned bool, m *Message) (int64, int64, error) {
 	gen, err := r.beforeRead()
 	if err != nil {
-		return Message{}, 0, 0, err
+		return 0, 0, err
 	}
-	m, hw, mgen, err := r.queue.pop(ctx)
+	hw, mgen, err := r.queue.pop(ctx, m)
 	if err != nil {
-		return Message{}, 0, 0, r.failure.withCause(err)
+		return 0, 0, r.failure.withCause(err)
 	}
 	r.delivered(gen, mgen, m.Offset, hw)
 	if returned && r.group != nil {
 		r.group.delivered(topicPartition{m.Topic, m.Partition}, m.Offset, mgen)
 	}
-	return m, hw, mgen, nil
+	return hw, mgen, nil
 }
 
 // MessageBatch is the messages of one fetch of one partition, in offset
@@ -876,17 +877,17 @@ func (q *readerQueue) dropFront() {
 	}
 }
 
-// pop returns the next message, the high watermark of its fetch and its
-// generation.
-func (q *readerQueue) pop(ctx context.Context) (Message, int64, int64, error) {
+// pop takes the next message into *m and returns the high watermark of its
+// fetch and its generation.
+func (q *readerQueue) pop(ctx context.Context, m *Message) (int64, int64, error) {
 	run, err := q.front(ctx)
 	if err != nil {
-		return Message{}, 0, 0, err
+		return 0, 0, err
 	}
 	if run.err != nil {
 		q.dropFront()
 		q.mu.Unlock()
-		return Message{}, 0, run.gen, run.err
+		return 0, run.gen, run.err
 	}
 	i := run.next
 	run.next++
@@ -900,7 +901,8 @@ func (q *readerQueue) pop(ctx context.Context) (Message, int64, int64, error) {
 		q.freed()
 	}
 	// Made outside the lock: the run's records no longer change.
-	return run.message(i), run.hw, run.gen, nil
+	run.fill(i, m)
+	return run.hw, run.gen, nil
 }
 
 // popBatch fills b with the rest of the first run, at most QueueCapacity
@@ -947,7 +949,7 @@ func (q *readerQueue) popBatch(ctx context.Context, b *MessageBatch, fresh bool)
 		msgs = msgs[:n]
 	}
 	for k := range msgs {
-		msgs[k] = run.message(i + k)
+		run.fill(i+k, &msgs[k])
 	}
 	*b = MessageBatch{Topic: run.topic, Partition: run.partition, HighWaterMark: run.hw, Messages: msgs}
 	return run.gen, nil
