@@ -71,3 +71,40 @@ func benchQueue(b *testing.B, take func(*readerQueue, context.Context) (int, err
 		}
 	}
 }
+
+// BenchmarkReaderQueueHandoff is BenchmarkReaderQueuePop with the runs
+// pushed by another goroutine, one run ahead as a fetcher pushes them
+// (push, then wait until the partition holds no more than that run): the
+// queue's state moves between cores as it does under a Reader.
+func BenchmarkReaderQueueHandoff(b *testing.B) {
+	const runLen = 1000
+	buf := make([]byte, runLen*100)
+	recs := make([]compactRecord, runLen)
+	for i := range recs {
+		recs[i] = compactRecord{offset: int64(i), timestamp: 1_700_000_000_000, key: span{n: -1}, value: span{off: int32(i * 100), n: 100}}
+	}
+	var q readerQueue
+	q.init(100)
+	q.gen = 1
+	tp := topicPartition{"t", 0}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for {
+			run := &queuedRun{topic: "t", recs: recs, bufs: [][]byte{buf}, bytes: int64(len(buf))}
+			if q.push(1, tp, run) != nil || q.waitTaken(ctx, 1, tp, runLen, func() {}) != nil {
+				return
+			}
+		}
+	}()
+	b.ReportAllocs()
+	b.ResetTimer()
+	var m Message
+	for n := 0; n < b.N; n++ {
+		if _, _, err := q.pop(ctx, &m); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	q.close()
+}
