@@ -37,33 +37,41 @@ func BenchmarkReaderQueuePopBatch(b *testing.B) {
 	}
 }
 
-// benchQueue pushes runs of 1000 records of 100 B and takes them with
-// take, which returns how many messages it took. The push (one lock per
-// 1000 records) is inside the timer: stopping the timer for it would cost
-// far more than it (testing reads memory statistics at every stop).
-func benchQueue(b *testing.B, take func(*readerQueue, context.Context) (int, error)) {
-	const runLen = 1000
-	buf := make([]byte, runLen*100)
-	recs := make([]compactRecord, runLen)
+// benchRunLen is the records of each run the queue benchmarks push.
+const benchRunLen = 1000
+
+// benchSetup returns a queue in generation 1 and a func making a run of
+// benchRunLen records of 100 B (the same records every time).
+func benchSetup() (*readerQueue, func() *queuedRun) {
+	buf := make([]byte, benchRunLen*100)
+	recs := make([]compactRecord, benchRunLen)
 	for i := range recs {
 		recs[i] = compactRecord{offset: int64(i), timestamp: 1_700_000_000_000, key: span{n: -1}, value: span{off: int32(i * 100), n: 100}}
 	}
-	var q readerQueue
+	q := new(readerQueue)
 	q.init(100)
 	q.gen = 1
+	return q, func() *queuedRun {
+		return &queuedRun{topic: "t", recs: recs, bufs: [][]byte{buf}, bytes: int64(len(buf))}
+	}
+}
+
+// benchQueue pushes runs of benchRunLen records and takes them with take,
+// which returns how many messages it took. The push (one lock per run) is
+// inside the timer: stopping the timer for it would cost far more than it
+// (testing reads memory statistics at every stop).
+func benchQueue(b *testing.B, take func(*readerQueue, context.Context) (int, error)) {
+	q, newRun := benchSetup()
 	tp := topicPartition{"t", 0}
 	ctx := context.Background()
-	runs := make([]queuedRun, 64)
 	b.ReportAllocs()
 	b.ResetTimer()
-	for n := 0; n < b.N; n += runLen {
-		run := &runs[(n/runLen)%len(runs)]
-		*run = queuedRun{topic: "t", recs: recs, bufs: [][]byte{buf}, bytes: int64(len(buf))}
-		if err := q.push(1, tp, run); err != nil {
+	for n := 0; n < b.N; n += benchRunLen {
+		if err := q.push(1, tp, newRun()); err != nil {
 			b.Fatal(err)
 		}
-		for i := 0; i < runLen; {
-			k, err := take(&q, ctx)
+		for i := 0; i < benchRunLen; {
+			k, err := take(q, ctx)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -77,24 +85,13 @@ func benchQueue(b *testing.B, take func(*readerQueue, context.Context) (int, err
 // (push, then wait until the partition holds no more than that run): the
 // queue's state moves between cores as it does under a Reader.
 func BenchmarkReaderQueueHandoff(b *testing.B) {
-	const runLen = 1000
-	buf := make([]byte, runLen*100)
-	recs := make([]compactRecord, runLen)
-	for i := range recs {
-		recs[i] = compactRecord{offset: int64(i), timestamp: 1_700_000_000_000, key: span{n: -1}, value: span{off: int32(i * 100), n: 100}}
-	}
-	var q readerQueue
-	q.init(100)
-	q.gen = 1
+	q, newRun := benchSetup()
 	tp := topicPartition{"t", 0}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
-		for {
-			run := &queuedRun{topic: "t", recs: recs, bufs: [][]byte{buf}, bytes: int64(len(buf))}
-			if q.push(1, tp, run) != nil || q.waitTaken(ctx, 1, tp, runLen, func() {}) != nil {
-				return
-			}
+		// Push a run, wait until only it is left, again, until closed.
+		for q.push(1, tp, newRun()) == nil && q.waitTaken(ctx, 1, tp, benchRunLen, func() {}) == nil {
 		}
 	}()
 	b.ReportAllocs()
