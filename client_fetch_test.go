@@ -212,9 +212,18 @@ func TestClientFetchErrors(t *testing.T) {
 	if f, err := c.Fetch(ctx, &FetchRequest{Topic: "t"}); err == nil {
 		t.Errorf("Fetch with an empty response = %+v; want an error", f)
 	}
-	cl.Broker(1).ScriptNext(protocol.Fetch, fakebroker.Step{Action: fakebroker.Action{Close: true}})
+	// A kept connection the broker closes without a byte of answer is
+	// taken for one it dropped while idle: the request goes again on a
+	// fresh connection. Closed there too, the Fetch fails.
+	closeConn := fakebroker.Step{Action: fakebroker.Action{Close: true}}
+	cl.Broker(1).ScriptNext(protocol.Fetch, closeConn)
+	if _, err := c.Fetch(ctx, &FetchRequest{Topic: "t"}); err != nil {
+		t.Errorf("Fetch after the kept connection closed: %v", err)
+	}
+	cl.Broker(1).ScriptNext(protocol.Fetch, closeConn)
+	cl.Broker(1).ScriptNext(protocol.Fetch, closeConn)
 	if f, err := c.Fetch(ctx, &FetchRequest{Topic: "t"}); err == nil {
-		t.Errorf("Fetch on a closed connection = %+v; want an error", f)
+		t.Errorf("Fetch on a connection closed twice = %+v; want an error", f)
 	}
 }
 

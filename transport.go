@@ -5,10 +5,12 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/rackfetch/kafka-go/protocol"
@@ -221,7 +223,7 @@ func (t *Transport) RoundTrip(ctx context.Context, addr net.Addr, req protocol.R
 	addrs := splitAddr(addr)
 	failed := &brokersError{tried: len(addrs)}
 	for _, a := range addrs {
-		tcn, err := t.grabConn(ctx, a)
+		tcn, reused, err := t.grabConn(ctx, a)
 		if err != nil {
 			var kerr Error
 			if len(addrs) == 1 || ctx.Err() != nil || (errors.As(err, &kerr) && permanentFailure(err)) {
@@ -233,10 +235,32 @@ func (t *Transport) RoundTrip(ctx context.Context, addr net.Addr, req protocol.R
 		resp, err := sendRequest(ctx, tcn.c, req)
 		if err != nil && tcn.c.isBroken() {
 			t.dropConn(a, tcn)
+			if reused && peerClosed(err) && ctx.Err() == nil && req.Key() != protocol.Produce {
+				// A kept connection the broker had closed (it restarted,
+				// or dropped it as idle): the request never reached a
+				// live broker, so a fresh connection gets it an answer.
+				// (Not a Produce: a broker that died mid-request may
+				// have written it.)
+				if tcn, _, err = t.grabConn(ctx, a); err != nil {
+					return nil, err
+				}
+				resp, err = sendRequest(ctx, tcn.c, req)
+				if err != nil && tcn.c.isBroken() {
+					t.dropConn(a, tcn)
+				}
+			}
 		}
 		return resp, err
 	}
 	return nil, failed
+}
+
+// peerClosed reports whether err says the peer had closed the connection
+// before a byte of the response came (io.EOF where a response began; a
+// response cut short is io.ErrUnexpectedEOF, a broken broker's, not a
+// stale connection's).
+func peerClosed(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // sendRequest sends req on c: Produce is capped at version 10 (11+ change
@@ -270,9 +294,10 @@ type transportConn struct {
 
 func (tcn *transportConn) close() { tcn.c.Close() }
 
-func (t *Transport) grabConn(ctx context.Context, address string) (*transportConn, error) {
+// grabConn returns the connection to address, kept (reused) or dialed.
+func (t *Transport) grabConn(ctx context.Context, address string) (tcn *transportConn, reused bool, err error) {
 	t.mu.Lock()
-	tcn := t.conns[address]
+	tcn = t.conns[address]
 	t.mu.Unlock()
 	if tcn != nil {
 		tcn.mu.Lock()
@@ -280,13 +305,13 @@ func (t *Transport) grabConn(ctx context.Context, address string) (*transportCon
 		tcn.lastUsed = time.Now()
 		tcn.mu.Unlock()
 		if !idle && !tcn.c.isBroken() {
-			return tcn, nil
+			return tcn, true, nil
 		}
 		t.dropConn(address, tcn)
 	}
 	c, err := t.newDialer(nil).DialContext(ctx, "tcp", address)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	tcn = &transportConn{c: c, lastUsed: time.Now()}
 	t.mu.Lock()
@@ -297,11 +322,11 @@ func (t *Transport) grabConn(ctx context.Context, address string) (*transportCon
 		// Another caller dialed meanwhile: keep one connection.
 		t.mu.Unlock()
 		c.Close()
-		return old, nil
+		return old, true, nil
 	}
 	t.conns[address] = tcn
 	t.mu.Unlock()
-	return tcn, nil
+	return tcn, false, nil
 }
 
 func (t *Transport) dropConn(address string, tcn *transportConn) {

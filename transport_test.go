@@ -3,11 +3,15 @@ package kafka
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rackfetch/kafka-go/protocol"
 	"github.com/rackfetch/kafka-go/testing/fakebroker"
@@ -70,6 +74,48 @@ func TestTransportRoundTrip(t *testing.T) {
 	if _, err := tr.RoundTrip(ctx, TCP("127.0.0.1:1"), &protocol.MetadataRequest{}); err == nil {
 		t.Error("RoundTrip to a closed port succeeded")
 	}
+}
+
+// A kept connection the broker closed (it restarted, or dropped it as
+// idle) fails the next request on it: RoundTrip sends that request again on
+// a fresh connection rather than return the closed connection's EOF, except
+// a Produce, which the broker may have written before it went away.
+func TestTransportRetriesOnClosedKeptConnection(t *testing.T) {
+	c := wtCluster(t, 1, 1)
+	b := c.Broker(1)
+	tr := &Transport{}
+	defer tr.CloseIdleConnections()
+	ctx := wtContext(t)
+	addr := TCP(b.Addr())
+	md := &protocol.MetadataRequest{Topics: []protocol.MetadataRequestTopic{{Name: wtTopic}}}
+	_, err := tr.RoundTrip(ctx, addr, md)
+	require.NoError(t, err)
+
+	b.Script(protocol.Metadata, b.Requests(protocol.Metadata)+1, fakebroker.Step{Action: fakebroker.Action{Close: true}})
+	resp, err := tr.RoundTrip(ctx, addr, md)
+	require.NoError(t, err, "a request on a connection the broker closed")
+	assert.Len(t, resp.(*protocol.MetadataResponse).Topics, 1)
+	assert.Equal(t, 2, b.Requests(protocol.ApiVersions), "connections: the kept one and a fresh one")
+
+	// A closed connection met by a Produce: the error, no second try.
+	bb := protocol.NewRecordBatchBuilder()
+	bb.Add(protocol.Record{Value: []byte("once")})
+	records, _ := bb.AppendTo(nil)
+	produce := &protocol.ProduceRequest{Acks: 1, TimeoutMs: 1000, Topics: []protocol.ProduceRequestTopic{{Name: wtTopic, Partitions: []protocol.ProduceRequestPartition{{Index: 0, Records: records}}}}}
+	n := b.Requests(protocol.Produce)
+	b.Script(protocol.Produce, n+1, fakebroker.Step{Action: fakebroker.Action{Close: true}})
+	_, err = tr.RoundTrip(ctx, addr, produce)
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.Equal(t, n+1, b.Requests(protocol.Produce), "produce requests the broker got")
+
+	// A freshly dialed connection closed at once is no kept one gone stale:
+	// its error is returned, not retried.
+	tr.CloseIdleConnections()
+	m := b.Requests(protocol.Metadata)
+	b.Script(protocol.Metadata, m+1, fakebroker.Step{Action: fakebroker.Action{Close: true}})
+	_, err = tr.RoundTrip(ctx, addr, md)
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
+	assert.Equal(t, m+1, b.Requests(protocol.Metadata))
 }
 
 // Writers of one Transport and Addr share the metadata: the second writer
