@@ -46,9 +46,10 @@ type fetcher struct {
 	// an answer the router rejected: an older epoch, no leader).
 	meta     Partition
 	router   *replicaSelector
-	routed   int    // broker of the last decision, for log lines
-	metaSeen uint64 // the Reader's metadata version last handed to the router
-	topicGen int    // the topic's incarnation (cluster.topicID) being read
+	routed   int      // broker of the last decision, for log lines
+	metaSeen uint64   // the Reader's metadata version last handed to the router
+	topicGen int      // the topic's incarnation (cluster.topicID) being read
+	topicID  [16]byte // its ID (zero: none known when reading started)
 
 	// served: the broker that served the last fetch (-1: none), for the
 	// route in the stats.
@@ -132,7 +133,7 @@ func (f *fetcher) newRouter(p Partition) {
 	f.meta = p
 	f.router = newReplicaSelector(f.r.config.routing(), f.r.cooldown, p, f.now())
 	f.routed = f.router.current()
-	_, f.topicGen = f.r.cluster.topicID(f.tp.topic)
+	f.topicID, f.topicGen = f.r.cluster.topicID(f.tp.topic)
 }
 
 // recreated handles the topic being deleted and created again (a new topic
@@ -370,6 +371,13 @@ func (f *fetcher) want(broker int) fetchengine.Want {
 		rack = ""
 	}
 	id, _ := r.cluster.topicID(f.tp.topic)
+	if f.topicID != ([16]byte{}) {
+		// The ID of the log f.offset belongs to, whatever the metadata
+		// says since recreated() looked: a topic created again (or a
+		// cluster rebuilt) under the same name answers UNKNOWN_TOPIC_ID
+		// instead of records of the new log at the old log's offset.
+		id = f.topicID
+	}
 	w := fetchengine.Want{
 		Topic:       f.tp.topic,
 		TopicID:     id,

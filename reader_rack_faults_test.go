@@ -8,6 +8,7 @@ package kafka
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -143,10 +144,9 @@ func TestReaderRackFrozenFollowerDial(t *testing.T) {
 	assert.NotEmpty(t, log.find("broker 2 (rack b) → broker 1 (rack a), follower failed"))
 }
 
-// The topic is deleted and created again (a new topic ID, leader epochs
-// from 0): the Reader notices, says so, and reads the new topic from its
-// start instead of waiting at the old topic's offset.
-func TestReaderTopicRecreated(t *testing.T) {
+// rtReadEight starts a rack-b Reader (one record per fetch) on a 3-broker
+// rack cluster and reads the 8 records of t/0 with it.
+func rtReadEight(t *testing.T) (*fakebroker.Cluster, *Reader, *rtLogger) {
 	c := rtCluster(t, fakebroker.Config{Brokers: 3, Racks: []string{"a", "b", "c"}, RackAwareSelector: true}, 1, 3)
 	rtAppend(c, 0, 0, 8)
 	errLog := &rtLogger{}
@@ -154,6 +154,14 @@ func TestReaderTopicRecreated(t *testing.T) {
 		cfg.Rack, cfg.MaxBytes, cfg.ErrorLogger, cfg.Logger = "b", 1, errLog, errLog
 	})
 	rtExpect(t, r, 0, 8)
+	return c, r, errLog
+}
+
+// The topic is deleted and created again (a new topic ID, leader epochs
+// from 0): the Reader notices, says so, and reads the new topic from its
+// start instead of waiting at the old topic's offset.
+func TestReaderTopicRecreated(t *testing.T) {
+	c, r, errLog := rtReadEight(t)
 	oldID := c.TopicID("t")
 
 	c.DeleteTopic("t")
@@ -178,6 +186,55 @@ func TestReaderTopicRecreated(t *testing.T) {
 		}
 		errLog.mu.Unlock()
 	}
+}
+
+// The cluster behind the Reader's addresses is rebuilt (a new cluster ID)
+// and the topic created there again with more records than the Reader had
+// read. While the new cluster's metadata does not show the topic yet, the
+// Reader's cache holds no ID for it; its fetches must still name the old
+// topic's ID (which the new cluster refuses), not the topic's name, which
+// would return the new log's records from the old log's offset. Metadata
+// hides the topic until two fetches have been sent at the new cluster.
+func TestReaderClusterRebuilt(t *testing.T) {
+	c, r, errLog := rtReadEight(t)
+
+	fetches := func() (n int) {
+		for _, b := range c.Brokers() {
+			n += b.Requests(protocol.Fetch)
+		}
+		return n
+	}
+	hideUntil := fetches() + 2
+	for _, b := range c.Brokers() {
+		b.Handle(protocol.Metadata, func(req protocol.Request, hdr protocol.RequestHeader) (protocol.Response, fakebroker.Action) {
+			resp := b.Default(req, hdr).(*protocol.MetadataResponse)
+			if fetches() < hideUntil {
+				for i := range resp.Topics {
+					resp.Topics[i] = protocol.MetadataResponseTopic{ErrorCode: 3, Name: resp.Topics[i].Name}
+				}
+			}
+			return resp, fakebroker.Action{}
+		})
+	}
+	c.SetClusterID("rebuilt")
+	c.DeleteTopic("t")
+	c.CreateTopic("t", 1, 3)
+	vals := make([]string, 12)
+	for i := range vals {
+		vals[i] = fmt.Sprintf("new%d", i)
+	}
+	c.AppendRecords("t", 0, vals...)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for i := range vals {
+		m, err := r.FetchMessage(ctx)
+		require.NoError(t, err)
+		require.EqualValues(t, i, m.Offset, "offset of message %d after the rebuild", i)
+		require.Equal(t, vals[i], string(m.Value))
+	}
+	assert.GreaterOrEqual(t, fetches(), hideUntil, "fetches sent while the topic was hidden")
+	assert.NotEmpty(t, errLog.find("deleted and created again"))
 }
 
 // A follower on a broker older than 3.5 (Fetch < v15) is long-polled for at

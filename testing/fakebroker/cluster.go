@@ -133,6 +133,14 @@ func (c *Cluster) SetRackAwareSelector(on bool) {
 	c.selector = on
 }
 
+// SetClusterID changes the cluster ID Metadata answers carry, as if the
+// cluster behind the same addresses had been formatted afresh.
+func (c *Cluster) SetClusterID(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cfg.ClusterID = id
+}
+
 // fatalf reports a misuse of a test helper.
 func (c *Cluster) fatalf(format string, args ...any) {
 	c.t.Helper()

@@ -27,7 +27,9 @@ func (b *Broker) apiKeys() []protocol.ApiVersionsKey {
 // replicas are offline, as Kafka's metadata cache reports them.
 func (b *Broker) metadata(r *protocol.MetadataRequest, v int16) *protocol.MetadataResponse {
 	c := b.cluster
+	c.mu.Lock()
 	clusterID := c.cfg.ClusterID
+	c.mu.Unlock()
 	resp := &protocol.MetadataResponse{ClusterID: &clusterID, ControllerID: -1}
 	running := c.running()
 	for _, br := range c.brokers {
