@@ -5,6 +5,7 @@ package kafka_test
 // leader epochs from 0), and a partition left without a leader.
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -79,4 +80,55 @@ func TestReaderIntegrationLeaderless(t *testing.T) {
 	})
 	riProduce(t, c, topic, 100, 50, nil)
 	assert.Zero(t, riExpect(t, ctx, r, 100, 50), "errors returned to the application")
+}
+
+// The cluster behind the Reader's and Writer's addresses is rebuilt: every
+// broker stopped, its storage wiped and formatted afresh (a new cluster
+// ID), the topic created again under the same name. The metadata cache
+// forgets what the old cluster told (metadata_cache.go, seenCluster); the
+// Reader reads the new log from its start, not at the old offset, and the
+// same Writer writes into the new cluster. Nothing reaches the application
+// as an error.
+func TestReaderIntegrationRecreatedCluster(t *testing.T) {
+	c := requireRackCluster(t)
+	if c.Tool == "" {
+		t.Skip("rebuilding a cluster needs the cluster tool (KAFKA_CLUSTER_TOOL)")
+	}
+	c = ktesting.StartCluster(t, ktesting.ClusterOptions{PortBase: secondClusterPortBase(t)})
+	topic := ktesting.UniqueTopic(t)
+	create := func(c *ktesting.Cluster) {
+		a, b, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "b"), brokerInRack(t, c, "c")
+		createTopic(t, c, kafka.TopicConfig{Topic: topic, ReplicaAssignments: []kafka.ReplicaAssignment{{Partition: 0, Replicas: []int{a, b, cc}}}})
+	}
+	clusterID := func(c *ktesting.Cluster) string {
+		md, err := (&kafka.Client{Addr: kafka.TCP(c.Brokers...)}).Metadata(testContext(t, 30*time.Second), &kafka.MetadataRequest{Topics: []string{topic}})
+		require.NoError(t, err)
+		return md.ClusterID
+	}
+	w := &kafka.Writer{Addr: kafka.TCP(c.Brokers...), Topic: topic, RequiredAcks: kafka.RequireAll, BatchTimeout: 10 * time.Millisecond, Transport: &kafka.Transport{}}
+	t.Cleanup(func() { w.Close() })
+	write := func(ctx context.Context, n int) {
+		msgs := make([]kafka.Message, n)
+		for i := range msgs {
+			msgs[i] = kafka.Message{Key: []byte(fmt.Sprintf("k%d", i)), Value: []byte(fmt.Sprintf("v%d", i))}
+		}
+		require.NoError(t, w.WriteMessages(ctx, msgs...))
+	}
+	ctx := testContext(t, 4*time.Minute)
+
+	create(c)
+	oldID := clusterID(c)
+	write(ctx, 100)
+	errLog := &riLogger{t: t, prefix: "reader error: "}
+	r := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) { cfg.Rack, cfg.ErrorLogger = "b", errLog })
+	require.Zero(t, riExpect(t, ctx, r, 0, 100))
+
+	c = ktesting.RecreateCluster(t, c)
+	create(c)
+	require.NotEqual(t, oldID, clusterID(c), "the cluster was formatted afresh")
+	// More records than the old log had: a Reader still at offset 100 of
+	// the old one would return offset 100 first.
+	write(ctx, 150)
+	assert.Zero(t, riExpect(t, ctx, r, 0, 150), "errors returned to the application")
+	assert.NotEmpty(t, errLog.find("deleted and created again"))
 }

@@ -48,6 +48,8 @@ type Cluster struct {
 
 	// Tool is the absolute path of the cluster tool (testing/cluster/kafka-cluster), "" when unknown.
 	Tool string
+
+	own *ownCluster // set by StartCluster
 }
 
 // ClusterFromEnv reads the cluster from the environment that `kafka-cluster env` writes (.kafka/env).

@@ -88,9 +88,47 @@ func StartCluster(t stdtesting.TB, opts ClusterOptions) *Cluster {
 	if err != nil {
 		t.Fatalf("ktesting: StartCluster: the cluster's env: %v", err)
 	}
+	c.own = &ownCluster{tool: tool, env: env, dir: dir}
 	t.Logf("ktesting: started a cluster in %.1fs: brokers %v, selector %s, state %s",
 		time.Since(start).Seconds(), c.Brokers, c.Selector, dir)
 	return c
+}
+
+// ownCluster is what StartCluster keeps of a cluster it started, to start it again (RecreateCluster).
+type ownCluster struct {
+	tool string
+	env  []string
+	dir  string
+}
+
+// RecreateCluster replaces a cluster that StartCluster started with a new one on the same ports: every
+// broker stopped, the state folder removed, storage formatted afresh (a new cluster ID: no topics, no
+// committed offsets, no producer state) and the brokers started. Clients that keep running across it see
+// what they would see if operators rebuilt a cluster behind the same addresses. It returns the new
+// cluster's description (its addresses are the old ones).
+func RecreateCluster(t stdtesting.TB, c *Cluster) *Cluster {
+	t.Helper()
+	if c.own == nil {
+		t.Fatal("ktesting: RecreateCluster: the cluster was not started by StartCluster")
+	}
+	start := time.Now()
+	if out, err := runClusterTool(c.own.tool, c.own.env, "clean"); err != nil {
+		t.Fatalf("ktesting: removing the cluster in %s: %v\n%s", c.own.dir, err, out)
+	}
+	if out, err := runClusterTool(c.own.tool, c.own.env, "up"); err != nil {
+		t.Fatalf("ktesting: starting the cluster in %s again: %v\n%s", c.own.dir, err, out)
+	}
+	vars, err := readEnvFile(filepath.Join(c.own.dir, "env"))
+	if err != nil {
+		t.Fatalf("ktesting: RecreateCluster: %v", err)
+	}
+	nc, err := parseCluster(func(k string) string { return vars[k] })
+	if err != nil {
+		t.Fatalf("ktesting: RecreateCluster: the cluster's env: %v", err)
+	}
+	nc.own = c.own
+	t.Logf("ktesting: recreated the cluster in %s in %.1fs", c.own.dir, time.Since(start).Seconds())
+	return nc
 }
 
 // findTool is KAFKA_CLUSTER_TOOL, else the tool beside this source file.
