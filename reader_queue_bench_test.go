@@ -40,18 +40,17 @@ func BenchmarkReaderQueuePopBatch(b *testing.B) {
 // benchRunLen is the records of each run the queue benchmarks push.
 const benchRunLen = 1000
 
-// benchSetup returns a queue in generation 1 and a func making a run of
+// benchSetup sets q up in generation 1 and returns a func making a run of
 // benchRunLen records of 100 B (the same records every time).
-func benchSetup() (*readerQueue, func() *queuedRun) {
+func benchSetup(q *readerQueue) func() *queuedRun {
 	buf := make([]byte, benchRunLen*100)
 	recs := make([]compactRecord, benchRunLen)
 	for i := range recs {
 		recs[i] = compactRecord{offset: int64(i), timestamp: 1_700_000_000_000, key: span{n: -1}, value: span{off: int32(i * 100), n: 100}}
 	}
-	q := new(readerQueue)
 	q.init(100)
 	q.gen = 1
-	return q, func() *queuedRun {
+	return func() *queuedRun {
 		return &queuedRun{topic: "t", recs: recs, bufs: [][]byte{buf}, bytes: int64(len(buf))}
 	}
 }
@@ -61,7 +60,8 @@ func benchSetup() (*readerQueue, func() *queuedRun) {
 // inside the timer: stopping the timer for it would cost far more than it
 // (testing reads memory statistics at every stop).
 func benchQueue(b *testing.B, take func(*readerQueue, context.Context) (int, error)) {
-	q, newRun := benchSetup()
+	q := new(readerQueue)
+	newRun := benchSetup(q)
 	tp := topicPartition{"t", 0}
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -85,15 +85,8 @@ func benchQueue(b *testing.B, take func(*readerQueue, context.Context) (int, err
 // (push, then wait until the partition holds no more than that run): the
 // queue's state moves between cores as it does under a Reader.
 func BenchmarkReaderQueueHandoff(b *testing.B) {
-	q, newRun := benchSetup()
-	tp := topicPartition{"t", 0}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() {
-		// Push a run, wait until only it is left, again, until closed.
-		for q.push(1, tp, newRun()) == nil && q.waitTaken(ctx, 1, tp, benchRunLen, func() {}) == nil {
-		}
-	}()
+	q := new(readerQueue)
+	ctx := benchPushAhead(b, q, benchSetup(q))
 	b.ReportAllocs()
 	b.ResetTimer()
 	var m Message
@@ -102,6 +95,50 @@ func BenchmarkReaderQueueHandoff(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.StopTimer()
-	q.close()
+}
+
+// benchPushAhead pushes runs into q from another goroutine until the
+// benchmark ends: a run, then a wait until only it is left, again, as a
+// fetcher pushes them. It returns the context for the taker.
+func benchPushAhead(b *testing.B, q *readerQueue, newRun func() *queuedRun) context.Context {
+	tp := topicPartition{"t", 0}
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(func() {
+		cancel()
+		q.close()
+	})
+	go func() {
+		for q.push(1, tp, newRun()) == nil && q.waitTaken(ctx, 1, tp, benchRunLen, func() {}) == nil {
+		}
+	}()
+	return ctx
+}
+
+// BenchmarkReaderFetchMessage is BenchmarkReaderQueueHandoff through the
+// Reader's whole FetchMessage path (its position in partition mode, the
+// group's in group mode): one op is one message.
+//
+//	go test -run - -bench BenchmarkReaderFetchMessage -benchmem
+func BenchmarkReaderFetchMessage(b *testing.B) {
+	for _, group := range []bool{false, true} {
+		name := "partition"
+		if group {
+			name = "group"
+		}
+		b.Run(name, func(b *testing.B) {
+			r := &Reader{config: ReaderConfig{Topic: "t"}, started: true, gen: 1, cancel: func() {}}
+			if group {
+				r.config.GroupID = "g"
+				r.group = &readerGroup{r: r, pos: map[topicPartition]*int64{}, lastGen: 1}
+			}
+			ctx := benchPushAhead(b, &r.queue, benchSetup(&r.queue))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for n := 0; n < b.N; n++ {
+				if _, err := r.FetchMessage(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
