@@ -183,16 +183,16 @@ func (r *Reader) ReadMessage(ctx context.Context) (Message, error) {
 	// ReadMessage returns it again), and a partition the reader keeps
 	// across a rebalance resumes at it.
 	var m Message
-	hw, mgen, err := r.fetchMessage(ctx, !r.useConsumerGroup(), &m)
+	run, err := r.fetchMessage(ctx, !r.useConsumerGroup(), &m)
 	if err != nil {
 		return Message{}, fmt.Errorf("fetching message: %w", err)
 	}
 	if r.useConsumerGroup() {
 		if err := r.CommitMessages(ctx, m); err != nil {
-			r.queue.unpop(mgen, m, hw)
+			r.queue.unpop(run, m)
 			return Message{}, fmt.Errorf("committing message: %w", err)
 		}
-		r.group.delivered(topicPartition{m.Topic, m.Partition}, m.Offset, mgen)
+		r.group.delivered(topicPartition{m.Topic, m.Partition}, m.Offset, run)
 	}
 	return m, nil
 }
@@ -207,28 +207,29 @@ func (r *Reader) ReadMessage(ctx context.Context) (Message, error) {
 // FetchMessage does not commit offsets automatically when using consumer
 // groups. Use CommitMessages to commit the offset.
 func (r *Reader) FetchMessage(ctx context.Context) (m Message, err error) {
-	_, _, err = r.fetchMessage(ctx, true, &m)
+	_, err = r.fetchMessage(ctx, true, &m)
 	return m, err
 }
 
-// fetchMessage takes the next message into *m and returns the high
-// watermark of its fetch and the generation of the fetcher that queued it;
-// returned says whether it counts as returned to the application (group
-// mode: see readerGroup.delivered). *m is left empty on error.
-func (r *Reader) fetchMessage(ctx context.Context, returned bool, m *Message) (int64, int64, error) {
+// fetchMessage takes the next message into *m and returns the run it came
+// from (its fetch's high watermark, the generation of the fetcher that
+// queued it, the topic's incarnation); returned says whether it counts as
+// returned to the application (group mode: see readerGroup.delivered). *m
+// is left empty on error.
+func (r *Reader) fetchMessage(ctx context.Context, returned bool, m *Message) (*queuedRun, error) {
 	gen, err := r.beforeRead()
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
-	hw, mgen, err := r.queue.pop(ctx, m)
+	run, err := r.queue.pop(ctx, m)
 	if err != nil {
-		return 0, 0, r.failure.withCause(err)
+		return nil, r.failure.withCause(err)
 	}
-	r.delivered(gen, mgen, m.Offset, hw)
+	r.delivered(gen, run.gen, m.Offset, run.hw)
 	if returned && r.group != nil {
-		r.group.delivered(topicPartition{m.Topic, m.Partition}, m.Offset, mgen)
+		r.group.delivered(topicPartition{m.Topic, m.Partition}, m.Offset, run)
 	}
-	return hw, mgen, nil
+	return run, nil
 }
 
 // MessageBatch is the messages of one fetch of one partition, in offset
@@ -281,14 +282,14 @@ func (r *Reader) fetchBatch(ctx context.Context, b *MessageBatch, fresh bool) er
 	if err != nil {
 		return err
 	}
-	mgen, err := r.queue.popBatch(ctx, b, fresh)
+	run, err := r.queue.popBatch(ctx, b, fresh)
 	if err != nil {
 		return r.failure.withCause(err)
 	}
 	last := b.Messages[len(b.Messages)-1].Offset
-	r.delivered(gen, mgen, last, b.HighWaterMark)
+	r.delivered(gen, run.gen, last, b.HighWaterMark)
 	if r.group != nil {
-		r.group.delivered(topicPartition{b.Topic, b.Partition}, last, mgen)
+		r.group.delivered(topicPartition{b.Topic, b.Partition}, last, run)
 	}
 	return nil
 }
@@ -638,6 +639,10 @@ type queuedRun struct {
 	partition int
 	hw        int64
 	part      *queuedPartition
+	// incarnation is the topic's incarnation (cluster.topicID) the
+	// records belong to: a topic deleted and created again starts a new
+	// log, whose offsets say nothing of the old one's.
+	incarnation int
 
 	recs  []compactRecord
 	bufs  [][]byte
@@ -799,17 +804,17 @@ func (q *readerQueue) taken(run *queuedRun, i, j int) {
 	}
 }
 
-// unpop puts m, just popped, back at the head of the queue if its
-// generation gen is still the queue's (a new generation has dropped
-// everything of the old one, m included).
-func (q *readerQueue) unpop(gen int64, m Message, hw int64) {
+// unpop puts m, just popped from the run from, back at the head of the
+// queue if its generation is still the queue's (a new generation has
+// dropped everything of the old one, m included).
+func (q *readerQueue) unpop(from *queuedRun, m Message) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed || gen != q.gen {
+	if q.closed || from.gen != q.gen {
 		return
 	}
 	tp := topicPartition{m.Topic, m.Partition}
-	run := &queuedRun{gen: gen, topic: m.Topic, partition: m.Partition, hw: hw, msgs: []Message{m}, part: q.part(tp)}
+	run := &queuedRun{gen: from.gen, topic: m.Topic, partition: m.Partition, hw: from.hw, incarnation: from.incarnation, msgs: []Message{m}, part: q.part(tp)}
 	if q.head > 0 {
 		q.head--
 		q.runs[q.head] = run
@@ -879,15 +884,15 @@ func (q *readerQueue) dropFront() {
 
 // pop takes the next message into *m and returns the high watermark of its
 // fetch and its generation.
-func (q *readerQueue) pop(ctx context.Context, m *Message) (int64, int64, error) {
+func (q *readerQueue) pop(ctx context.Context, m *Message) (*queuedRun, error) {
 	run, err := q.front(ctx)
 	if err != nil {
-		return 0, 0, err
+		return nil, err
 	}
 	if run.err != nil {
 		q.dropFront()
 		q.mu.Unlock()
-		return 0, run.gen, run.err
+		return nil, run.err
 	}
 	i := run.next
 	run.next++
@@ -902,21 +907,21 @@ func (q *readerQueue) pop(ctx context.Context, m *Message) (int64, int64, error)
 	}
 	// Made outside the lock: the run's records no longer change.
 	run.fill(i, m)
-	return run.hw, run.gen, nil
+	return run, nil
 }
 
 // popBatch fills b with the rest of the first run, at most QueueCapacity
 // messages of it, into a fresh array or into b.Messages' own, and returns
-// the run's generation.
-func (q *readerQueue) popBatch(ctx context.Context, b *MessageBatch, fresh bool) (int64, error) {
+// the run.
+func (q *readerQueue) popBatch(ctx context.Context, b *MessageBatch, fresh bool) (*queuedRun, error) {
 	run, err := q.front(ctx)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if run.err != nil {
 		q.dropFront()
 		q.mu.Unlock()
-		return run.gen, run.err
+		return nil, run.err
 	}
 	i := run.next
 	end := min(run.len(), i+q.capacity)
@@ -952,5 +957,5 @@ func (q *readerQueue) popBatch(ctx context.Context, b *MessageBatch, fresh bool)
 		run.fill(i+k, &msgs[k])
 	}
 	*b = MessageBatch{Topic: run.topic, Partition: run.partition, HighWaterMark: run.hw, Messages: msgs}
-	return run.gen, nil
+	return run, nil
 }

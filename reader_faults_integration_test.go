@@ -30,23 +30,72 @@ func TestReaderIntegrationRecreatedTopic(t *testing.T) {
 	r := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) { cfg.Rack, cfg.ErrorLogger = "b", errLog })
 	require.Zero(t, riExpect(t, ctx, r, 0, 100))
 
-	require.NoError(t, dialController(t, c).DeleteTopics(topic))
+	recreateTopic(t, c, kafka.TopicConfig{Topic: topic, NumPartitions: -1, ReplicationFactor: -1, ReplicaAssignments: assign})
+	riProduce(t, c, topic, 0, 50, nil)
+	assert.Zero(t, riExpect(t, ctx, r, 0, 50), "errors returned to the application")
+	assert.NotEmpty(t, errLog.find("deleted and created again"))
+}
+
+// The same with a group reader, which then keeps the partition across a
+// rebalance (a member joins for another topic): it goes on after the last
+// message it returned from the new topic, not at the old topic's offset.
+func TestReaderGroupIntegrationRecreatedTopicRebalance(t *testing.T) {
+	c := requireRackCluster(t)
+	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: 1})
+	other := createTopic(t, c, kafka.TopicConfig{NumPartitions: 1})
+	riProduce(t, c, topic, 0, 100, nil)
+	ctx := testContext(t, 120*time.Second)
+	group := ktesting.UniqueTopic(t)
+	log := &riLogger{t: t, prefix: "a: "}
+	member := func(topic string, l kafka.Logger) *kafka.Reader {
+		r := kafka.NewReader(kafka.ReaderConfig{
+			Brokers: c.Brokers, GroupID: group, Topic: topic, Dialer: newDialer(), Rack: "b",
+			MaxWait: 500 * time.Millisecond, HeartbeatInterval: 100 * time.Millisecond, SessionTimeout: 6 * time.Second,
+			RebalanceTimeout: 5 * time.Second, JoinGroupBackoff: 200 * time.Millisecond, Logger: l, ErrorLogger: l,
+		})
+		t.Cleanup(func() { r.Close() })
+		return r
+	}
+	a := member(topic, log)
+	read := func(from, to int) {
+		t.Helper()
+		for i := from; i < to; i++ {
+			m, err := a.ReadMessage(ctx)
+			require.NoError(t, err, "ReadMessage, want offset %d", i)
+			require.Equal(t, fmt.Sprintf("%d v%d", i, i), fmt.Sprintf("%d %s", m.Offset, m.Value))
+		}
+	}
+	read(0, 100)
+
+	recreateTopic(t, c, kafka.TopicConfig{Topic: topic, NumPartitions: 1, ReplicationFactor: 3})
+	riProduce(t, c, topic, 0, 50, nil)
+	read(0, 2)
+	require.NotEmpty(t, log.find("deleted and created again"))
+
+	require.Equal(t, 1, log.count(": assigned "))
+	member(other, &riLogger{t: t, prefix: "b: "})
+	eventually(t, 60*time.Second, "a second generation", func() bool { return log.count(": assigned ") >= 2 })
+	read(2, 50)
+}
+
+// recreateTopic deletes cfg's one-partition topic, creates it again with
+// cfg and waits until every broker has its partition led and in sync.
+func recreateTopic(t *testing.T, c *ktesting.Cluster, cfg kafka.TopicConfig) {
+	t.Helper()
+	require.NoError(t, dialController(t, c).DeleteTopics(cfg.Topic))
 	eventually(t, 60*time.Second, "the topic recreated", func() bool {
-		err := dialController(t, c).CreateTopics(kafka.TopicConfig{Topic: topic, NumPartitions: -1, ReplicationFactor: -1, ReplicaAssignments: assign})
+		err := dialController(t, c).CreateTopics(cfg)
 		if err != nil {
-			t.Logf("creating %s again: %v", topic, err)
+			t.Logf("creating %s again: %v", cfg.Topic, err)
 		}
 		return err == nil
 	})
 	for _, addr := range c.Brokers {
-		eventually(t, 30*time.Second, fmt.Sprintf("topic %s settled on %s", topic, addr), func() bool {
-			ps, err := partitionsOn(addr, topic)
+		eventually(t, 30*time.Second, fmt.Sprintf("topic %s settled on %s", cfg.Topic, addr), func() bool {
+			ps, err := partitionsOn(addr, cfg.Topic)
 			return err == nil && settled(ps, 1)
 		})
 	}
-	riProduce(t, c, topic, 0, 50, nil)
-	assert.Zero(t, riExpect(t, ctx, r, 0, 50), "errors returned to the application")
-	assert.NotEmpty(t, errLog.find("deleted and created again"))
 }
 
 // The only replica of a partition dies: metadata names no leader (-1). The

@@ -318,6 +318,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 	r.stats.fetchBytes.observe(fb.bytes)
 	r.stats.readTime.observeDuration(time.Since(t1))
 	if n > 0 {
+		fb.run.incarnation = f.topicGen
 		if perr := r.queue.push(f.gen, f.tp, fb.run); perr != nil {
 			return false
 		}

@@ -49,11 +49,11 @@ type readerGroup struct {
 
 	// pos is, for each partition of the last generation, the offset after
 	// the last message returned to the application.
-	pos map[topicPartition]*int64
+	pos map[topicPartition]*groupPos
 	// lastTP and lastPos cache the entry of pos delivered touched last:
 	// messages come in runs of one partition.
 	lastTP  topicPartition
-	lastPos *int64
+	lastPos *groupPos
 	// floor is, for each partition of gen, the offset the group had
 	// committed when gen started (absent: none).
 	floor map[topicPartition]int64
@@ -182,14 +182,22 @@ func (g *readerGroup) subscribe(gen *Generation) {
 			floor[tp] = off
 		}
 	}
-	pos := map[topicPartition]*int64{}
+	pos := map[topicPartition]*groupPos{}
 	for tp, off := range offsets {
 		pp, kept := g.pos[tp]
 		if !kept {
 			continue
 		}
-		p := *pp
-		pos[tp] = &p
+		if _, inc := r.cluster.topicID(tp.topic); pp.incarnation >= 1 && inc != pp.incarnation {
+			// The topic was deleted and created again since: the
+			// position is an offset of a log that is gone.
+			r.logf("kafka reader: group %s generation %d: %s was deleted and created again: not resuming at offset %d of the old topic",
+				r.config.GroupID, gen.ID, tp, pp.next)
+			continue
+		}
+		cp := *pp
+		pos[tp] = &cp
+		p := cp.next
 		// off < 0: nothing committed yet (FirstOffset).
 		if off < 0 || p > off {
 			r.logf("kafka reader: group %s generation %d: %s resumes at offset %d, after the last message returned (committed: %s)",
@@ -226,27 +234,39 @@ func (g *readerGroup) subscribe(gen *Generation) {
 	})
 }
 
-// delivered records that the message at offset of tp, queued by the
-// fetchers of Reader generation mgen, was returned to the application.
-func (g *readerGroup) delivered(tp topicPartition, offset, mgen int64) {
+// groupPos is where a partition resumes if the reader keeps it across a
+// rebalance: the offset after the last message returned, in the topic's
+// incarnation (cluster.topicID) that message belonged to.
+type groupPos struct {
+	incarnation int
+	next        int64
+}
+
+// delivered records that the message at offset of tp, from run (queued by
+// the fetchers of one Reader generation), was returned to the application.
+func (g *readerGroup) delivered(tp topicPartition, offset int64, run *queuedRun) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	// A message of an earlier generation returned late: the current
 	// generation's fetcher already started from the position of then.
-	if mgen != g.lastGen || g.pos == nil {
+	if run.gen != g.lastGen || g.pos == nil {
 		return
 	}
 	if g.lastPos == nil || g.lastTP != tp {
 		p := g.pos[tp]
 		if p == nil {
-			p = new(int64)
-			*p = offset + 1
+			p = &groupPos{incarnation: run.incarnation, next: offset + 1}
 			g.pos[tp] = p
 		}
 		g.lastTP, g.lastPos = tp, p
 	}
-	if offset+1 > *g.lastPos {
-		*g.lastPos = offset + 1
+	// Offsets grow within an incarnation (concurrent callers may report
+	// them out of order); a new one starts again from its first.
+	switch p := g.lastPos; {
+	case run.incarnation > p.incarnation:
+		p.incarnation, p.next = run.incarnation, offset+1
+	case run.incarnation == p.incarnation && offset+1 > p.next:
+		p.next = offset + 1
 	}
 }
 

@@ -8,8 +8,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/rackfetch/kafka-go/protocol"
 	"github.com/rackfetch/kafka-go/testing/fakebroker"
@@ -151,6 +155,56 @@ func TestReaderGroupRebalanceDropsQueue(t *testing.T) {
 	}
 	if byB == 0 {
 		t.Fatal("the second member got nothing: no rebalance happened")
+	}
+}
+
+// The topic is deleted and created again under a group reader; then a
+// member joins (for another topic) and the reader keeps the partition
+// across the rebalance. Whether the reader had read some of the new log
+// before the rebalance or none, it must go on after the last message it
+// returned from the new log (or from the new log's start), not at the old
+// log's higher offset (past the new log's end: the rest would never come).
+func TestReaderGroupTopicRecreatedThenRebalance(t *testing.T) {
+	for _, readBefore := range []int64{2, 0} {
+		t.Run(fmt.Sprintf("%d read before", readBefore), func(t *testing.T) {
+			c := rtCluster(t, fakebroker.Config{}, 1, 1)
+			c.CreateTopic("u", 1, 1)
+			rtAppend(c, 0, 0, 8)
+			log := &rtLogger{}
+			group := "g-recreated-" + strconv.Itoa(int(readBefore))
+			a := rtGroupReader(t, c, group, func(cfg *ReaderConfig) { cfg.Logger = log })
+			rtReadGroup(t, a, 8, map[int]int64{0: 0})
+			generations := func() (n int) {
+				log.mu.Lock()
+				defer log.mu.Unlock()
+				for _, l := range log.lines {
+					if strings.Contains(l, ": assigned ") {
+						n++
+					}
+				}
+				return n
+			}
+			require.Equal(t, 1, generations())
+
+			c.DeleteTopic("t")
+			c.CreateTopic("t", 1, 1)
+			c.AppendRecords("t", 0, "new0", "new1", "new2", "new3")
+			ctx := rtCtx(t)
+			readNew := func(from, to int64) {
+				t.Helper()
+				for off := from; off < to; off++ {
+					m, err := a.ReadMessage(ctx)
+					require.NoError(t, err, "ReadMessage (want offset %d of the new log)", off)
+					require.Equal(t, fmt.Sprintf("%d new%d", off, off), fmt.Sprintf("%d %s", m.Offset, m.Value))
+				}
+			}
+			readNew(0, readBefore)
+
+			rtGroupReader(t, c, group, func(cfg *ReaderConfig) { cfg.Topic = "u" })
+			require.Eventually(t, func() bool { return generations() == 2 }, 10*time.Second, 5*time.Millisecond,
+				"a second generation after the second member joined")
+			readNew(readBefore, 4)
+		})
 	}
 }
 

@@ -54,6 +54,18 @@ func (l *riLogger) Printf(format string, args ...interface{}) {
 	l.t.Logf("%s%s", l.prefix, s)
 }
 
+// count returns how many lines contain sub.
+func (l *riLogger) count(sub string) (n int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.lines {
+		if strings.Contains(s, sub) {
+			n++
+		}
+	}
+	return n
+}
+
 func (l *riLogger) find(sub string) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()

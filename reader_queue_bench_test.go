@@ -13,7 +13,7 @@ import (
 func BenchmarkReaderQueuePop(b *testing.B) {
 	benchQueue(b, func(q *readerQueue, ctx context.Context) (int, error) {
 		var m Message
-		_, _, err := q.pop(ctx, &m)
+		_, err := q.pop(ctx, &m)
 		return 1, err
 	})
 }
@@ -91,7 +91,7 @@ func BenchmarkReaderQueueHandoff(b *testing.B) {
 	b.ResetTimer()
 	var m Message
 	for n := 0; n < b.N; n++ {
-		if _, _, err := q.pop(ctx, &m); err != nil {
+		if _, err := q.pop(ctx, &m); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -129,7 +129,7 @@ func BenchmarkReaderFetchMessage(b *testing.B) {
 			r := &Reader{config: ReaderConfig{Topic: "t"}, started: true, gen: 1, cancel: func() {}}
 			if group {
 				r.config.GroupID = "g"
-				r.group = &readerGroup{r: r, pos: map[topicPartition]*int64{}, lastGen: 1}
+				r.group = &readerGroup{r: r, pos: map[topicPartition]*groupPos{}, lastGen: 1}
 			}
 			ctx := benchPushAhead(b, &r.queue, benchSetup(&r.queue))
 			b.ReportAllocs()

@@ -96,11 +96,15 @@ func (c *Cluster) createTopic(name string, partitions, rf int) int16 {
 	return errNone
 }
 
-// DeleteTopic removes a topic and its logs.
+// DeleteTopic removes a topic, its logs and the offsets groups committed
+// for it (as Kafka's group coordinator drops them).
 func (c *Cluster) DeleteTopic(name string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.topics, name)
+	for _, g := range c.groups {
+		delete(g.offsets, name)
+	}
 }
 
 // TopicID returns the id the cluster gave a topic.
