@@ -253,22 +253,35 @@ func hostPort(b Broker) string { return net.JoinHostPort(b.Host, strconv.Itoa(b.
 func (cl *cluster) attempt(ctx context.Context, t controlTarget, fn func(context.Context, *Conn) error) (err error, moveOn bool) {
 	rctx, cancel := context.WithTimeout(ctx, cl.timeout)
 	defer cancel()
-	var c *Conn
-	if t.id >= 0 {
-		c, err = cl.conn(rctx, t.id)
-	} else {
-		c, err = cl.bootConn(rctx, t.addr)
+	connect := func() (*Conn, error) {
+		if t.id >= 0 {
+			return cl.conn(rctx, t.id)
+		}
+		return cl.bootConn(rctx, t.addr)
 	}
+	kept := cl.hasConn(t)
+	c, err := connect()
 	var timedOut atomic.Bool
 	if err == nil {
-		conn := c
+		var current atomic.Pointer[Conn]
+		current.Store(c)
 		stop := context.AfterFunc(rctx, func() {
 			if ctx.Err() == nil {
 				timedOut.Store(true)
-				conn.Close() // interrupts fn, whatever context it waits on
+				current.Load().Close() // interrupts fn, whatever context it waits on
 			}
 		})
 		err = fn(rctx, c)
+		if err != nil && kept && peerClosed(err) && rctx.Err() == nil {
+			// A kept connection the broker had closed (it restarted):
+			// the request never reached a live broker. Once more on a
+			// fresh connection before taking the broker for gone.
+			cl.dropConn(c)
+			if c, err = connect(); err == nil {
+				current.Store(c)
+				err = fn(rctx, c)
+			}
+		}
 		stop()
 	}
 	switch {
@@ -311,6 +324,19 @@ func (cl *cluster) attempt(ctx context.Context, t controlTarget, fn func(context
 		cl.markUnresponsive(t.addr)
 	}
 	return err, true
+}
+
+// hasConn reports whether a control connection to t is open.
+func (cl *cluster) hasConn(t controlTarget) bool {
+	cl.connMu.Lock()
+	defer cl.connMu.Unlock()
+	c := cl.boot
+	if t.id >= 0 {
+		c = cl.conns[t.id]
+	} else if cl.bootAddr != t.addr {
+		c = nil
+	}
+	return c != nil && !c.isBroken()
 }
 
 func pastDeadline(ctx context.Context) bool {

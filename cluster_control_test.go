@@ -86,6 +86,32 @@ func TestClusterRefreshMovesOnFromFrozenBroker(t *testing.T) {
 	assert.Less(t, time.Since(start), testControlTimeout, "the next refresh went to the frozen broker again")
 }
 
+// A broker that restarted closed the kept control connection: the next
+// control request there goes again on a fresh connection, and the broker
+// is not taken for unresponsive (asked last for a while); a leader-only
+// request succeeds at once.
+func TestClusterControlRetriesClosedKeptConnection(t *testing.T) {
+	fc, cl := newTestCluster(t)
+	b := fc.Broker(1)
+	closeConn := fakebroker.Step{Action: fakebroker.Action{Close: true}}
+	conns := b.Requests(protocol.ApiVersions)
+
+	b.ScriptNext(protocol.Metadata, closeConn)
+	require.NoError(t, cl.refresh(context.Background(), "t"))
+	assert.Equal(t, conns+1, b.Requests(protocol.ApiVersions), "a fresh connection to broker 1")
+	assert.Equal(t, 1, cl.controlTargets()[0].id, "broker 1 is still asked first")
+
+	b.ScriptNext(protocol.ListOffsets, closeConn)
+	err := cl.atLeader(context.Background(), "t", 0, func(ctx context.Context, c *Conn, p Partition) error {
+		_, _, err := c.roundTrip(ctx, &protocol.ListOffsetsRequest{ReplicaID: -1, Topics: []protocol.ListOffsetsRequestTopic{{
+			Name: "t", Partitions: []protocol.ListOffsetsRequestPartition{{PartitionIndex: 0, CurrentLeaderEpoch: int32(p.LeaderEpoch), Timestamp: LastOffset}},
+		}}}, -1)
+		return err
+	})
+	require.NoError(t, err, "ListOffsets at the leader whose kept connection was closed")
+	assert.Equal(t, conns+2, b.Requests(protocol.ApiVersions))
+}
+
 func TestClusterControlDialUnderDeadline(t *testing.T) {
 	fc := fakebroker.NewCluster(t, fakebroker.Config{Brokers: 2})
 	fc.CreateTopic("t", 1, 2)
