@@ -882,8 +882,7 @@ func (q *readerQueue) dropFront() {
 	}
 }
 
-// pop takes the next message into *m and returns the high watermark of its
-// fetch and its generation.
+// pop takes the next message into *m and returns the run it came from.
 func (q *readerQueue) pop(ctx context.Context, m *Message) (*queuedRun, error) {
 	run, err := q.front(ctx)
 	if err != nil {
