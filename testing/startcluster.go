@@ -80,15 +80,7 @@ func StartCluster(t stdtesting.TB, opts ClusterOptions) *Cluster {
 	if err != nil {
 		t.Fatalf("ktesting: starting a cluster in %s (ports from %d): %v\n%s", dir, opts.PortBase, err, out)
 	}
-	vars, err := readEnvFile(filepath.Join(dir, "env"))
-	if err != nil {
-		t.Fatalf("ktesting: StartCluster: %v", err)
-	}
-	c, err := parseCluster(func(k string) string { return vars[k] })
-	if err != nil {
-		t.Fatalf("ktesting: StartCluster: the cluster's env: %v", err)
-	}
-	c.own = &ownCluster{tool: tool, env: env, dir: dir}
+	c := ownedCluster(t, "StartCluster", &ownCluster{tool: tool, env: env, dir: dir})
 	t.Logf("ktesting: started a cluster in %.1fs: brokers %v, selector %s, state %s",
 		time.Since(start).Seconds(), c.Brokers, c.Selector, dir)
 	return c
@@ -118,17 +110,25 @@ func RecreateCluster(t stdtesting.TB, c *Cluster) *Cluster {
 	if out, err := runClusterTool(c.own.tool, c.own.env, "up"); err != nil {
 		t.Fatalf("ktesting: starting the cluster in %s again: %v\n%s", c.own.dir, err, out)
 	}
-	vars, err := readEnvFile(filepath.Join(c.own.dir, "env"))
-	if err != nil {
-		t.Fatalf("ktesting: RecreateCluster: %v", err)
-	}
-	nc, err := parseCluster(func(k string) string { return vars[k] })
-	if err != nil {
-		t.Fatalf("ktesting: RecreateCluster: the cluster's env: %v", err)
-	}
-	nc.own = c.own
+	nc := ownedCluster(t, "RecreateCluster", c.own)
 	t.Logf("ktesting: recreated the cluster in %s in %.1fs", c.own.dir, time.Since(start).Seconds())
 	return nc
+}
+
+// ownedCluster describes the cluster own just started, from the env file the tool wrote in its state
+// folder; caller names the helper in errors.
+func ownedCluster(t stdtesting.TB, caller string, own *ownCluster) *Cluster {
+	t.Helper()
+	vars, err := readEnvFile(filepath.Join(own.dir, "env"))
+	if err != nil {
+		t.Fatalf("ktesting: %s: %v", caller, err)
+	}
+	c, err := parseCluster(func(k string) string { return vars[k] })
+	if err != nil {
+		t.Fatalf("ktesting: %s: the cluster's env: %v", caller, err)
+	}
+	c.own = own
+	return c
 }
 
 // findTool is KAFKA_CLUSTER_TOOL, else the tool beside this source file.
