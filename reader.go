@@ -269,10 +269,17 @@ func (r *Reader) FetchBatch(ctx context.Context) (*MessageBatch, error) {
 // FetchBatchInto is FetchBatch into a batch the caller keeps for the next
 // call: batch.Messages' array is reused (and grown as needed), so a loop
 // calling it allocates nothing per batch once the array holds a whole
-// batch. The Message values batch held before are overwritten; copy those
-// you keep (a copy's Key and Value stay valid: they point into the
-// fetched data, not into the array).
+// batch. The Message values batch held before are dropped when the call
+// starts (on error the batch is left empty); copy those you keep (a
+// copy's Key and Value stay valid: they point into the fetched data, not
+// into the array).
 func (r *Reader) FetchBatchInto(ctx context.Context, batch *MessageBatch) error {
+	// Dropped before waiting, not when overwritten: a Message points into
+	// its whole fetch response, which holds other partitions' records too,
+	// and many Readers each waiting with their last batch kept every
+	// response of the run alive (bench/RESULTS.md).
+	clear(batch.Messages)
+	*batch = MessageBatch{Messages: batch.Messages[:0]}
 	return r.fetchBatch(ctx, batch, false)
 }
 
@@ -944,13 +951,7 @@ func (q *readerQueue) popBatch(ctx context.Context, b *MessageBatch, fresh bool)
 		// (up to a thousand messages, 150 KB).
 		msgs = make([]Message, n, max(n, min(q.capacity, 1000)))
 	default:
-		// Drop what the old messages past the new end point to, so they
-		// do not keep fetched data alive (the entries beyond the old
-		// length were dropped by earlier calls).
-		if n < len(msgs) {
-			clear(msgs[n:])
-		}
-		msgs = msgs[:n]
+		msgs = msgs[:n] // emptied by FetchBatchInto
 	}
 	for k := range msgs {
 		run.fill(i+k, &msgs[k])

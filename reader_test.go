@@ -237,6 +237,18 @@ func TestReaderFetchBatchInto(t *testing.T) {
 		assert.Same(t, arrays[0], a, "FetchBatchInto allocated a new array though the old one held the batch")
 	}
 	assert.Equal(t, int64(10), r.Offset())
+
+	// A call that waits drops the batch it was given first: a Message
+	// points into its whole fetch response, which the waiting caller
+	// would otherwise keep alive (many Readers waiting kept every one).
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, r.FetchBatchInto(short, &b), context.DeadlineExceeded)
+	assert.Empty(t, b.Messages, "a failed call leaves an empty batch")
+	assert.Equal(t, MessageBatch{Messages: b.Messages}, b)
+	for _, stale := range b.Messages[:cap(b.Messages)] {
+		assert.Equal(t, Message{}, stale, "an entry of the array still points into fetched data while the call waited")
+	}
 }
 
 // QueueCapacity bounds the pieces FetchBatch hands out, in order; the queue
