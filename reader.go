@@ -206,6 +206,11 @@ func (r *Reader) ReadMessage(ctx context.Context) (Message, error) {
 //
 // FetchMessage does not commit offsets automatically when using consumer
 // groups. Use CommitMessages to commit the offset.
+//
+// The message's Key, Value and Headers point into the fetched data, the
+// whole fetch response it came in (other partitions' records too): copy
+// them from a message kept long after it was processed, or that response
+// stays in memory with it.
 func (r *Reader) FetchMessage(ctx context.Context) (m Message, err error) {
 	_, err = r.fetchMessage(ctx, true, &m)
 	return m, err
@@ -240,9 +245,9 @@ type MessageBatch struct {
 	// HighWaterMark is the partition's high watermark when the batch was
 	// fetched (as seen by the replica that served it).
 	HighWaterMark int64
-	// Messages holds at least one message. They share one buffer for their
-	// keys, values and headers: keeping any of them keeps the whole batch
-	// in memory.
+	// Messages holds at least one message. Their keys, values and headers
+	// point into the fetch response they came in: keeping any of them keeps
+	// that whole response (other partitions' records too) in memory.
 	Messages []Message
 }
 
@@ -274,13 +279,18 @@ func (r *Reader) FetchBatch(ctx context.Context) (*MessageBatch, error) {
 // copy's Key and Value stay valid: they point into the fetched data, not
 // into the array).
 func (r *Reader) FetchBatchInto(ctx context.Context, batch *MessageBatch) error {
-	// Dropped before waiting, not when overwritten: a Message points into
-	// its whole fetch response, which holds other partitions' records too,
-	// and many Readers each waiting with their last batch kept every
-	// response of the run alive (bench/RESULTS.md).
-	clear(batch.Messages)
-	*batch = MessageBatch{Messages: batch.Messages[:0]}
+	batch.empty()
 	return r.fetchBatch(ctx, batch, false)
+}
+
+// empty drops the messages of b, keeping its array. FetchBatchInto does it
+// before waiting, not when overwriting: a Message points into its whole
+// fetch response, which holds other partitions' records too, and many
+// Readers each waiting with their last batch kept every response of the
+// run alive (bench/RESULTS.md).
+func (b *MessageBatch) empty() {
+	clear(b.Messages)
+	*b = MessageBatch{Messages: b.Messages[:0]}
 }
 
 // fetchBatch fills b with the next batch, into a fresh array when fresh.

@@ -30,6 +30,9 @@ func BenchmarkReaderQueuePopBatch(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			var batch MessageBatch
 			benchQueue(b, func(q *readerQueue, ctx context.Context) (int, error) {
+				if into {
+					batch.empty() // as FetchBatchInto does
+				}
 				_, err := q.popBatch(ctx, &batch, !into)
 				return len(batch.Messages), err
 			})
