@@ -130,7 +130,7 @@ func ReadFrame(r io.Reader, buf []byte, max int32) ([]byte, error) {
 		return nil, fmt.Errorf("kafka protocol: frame size %d outside 0..%d", n, max)
 	}
 	if cap(buf) < int(n) {
-		buf = make([]byte, n)
+		buf = makeUnzeroed(int(n))
 	}
 	buf = buf[:n]
 	if _, err := io.ReadFull(r, buf); err != nil {
