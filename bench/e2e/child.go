@@ -138,6 +138,17 @@ func (r *Run) RecordsPerSec() float64 {
 	return float64(r.Report.Sum.Records) / r.Report.Last.Seconds()
 }
 
+// SteadyPerSec is records over the time from the consumer's first record
+// to its last: the rate once it reads, without the start (connecting,
+// joining, the first fetch), which is a large part of a run of a second
+// and less.
+func (r *Run) SteadyPerSec() float64 {
+	if r.Report.Sum.Records < 2 || r.Report.Last <= r.Report.First {
+		return r.RecordsPerSec()
+	}
+	return float64(r.Report.Sum.Records-1) / (r.Report.Last - r.Report.First).Seconds()
+}
+
 // CPUPerGB is the child's CPU seconds per GB (1e9 bytes) of keys and values
 // read.
 func (r *Run) CPUPerGB() float64 {

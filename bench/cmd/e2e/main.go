@@ -123,7 +123,7 @@ func main() {
 	fmt.Fprintf(mf, "Started %s UTC, took %s; %s, GOMAXPROCS %d; cluster %s (Kafka %s); load average %s at the start, %s at the end.\n\n",
 		start.UTC().Format("2006-01-02 15:04"), took.Round(time.Second), runtime.Version(), runtime.GOMAXPROCS(0),
 		brokers, os.Getenv("KAFKA_VERSION"), load0, e2e.LoadAverage())
-	fmt.Fprintf(mf, "Medians of per-round ratios to %s (a ratio above 1 is more records/s or more CPU per GB):\n\n", e2e.Base)
+	fmt.Fprintf(mf, "%s\n\n", e2e.RatiosNote)
 	e2e.Overview(mf, sums)
 	e2e.Markdown(mf, sums)
 	mf.Close()
