@@ -14,8 +14,8 @@ import (
 // Chaos: the helpers below call the cluster tool (KAFKA_CLUSTER_TOOL) to kill, pause, resume or restart a
 // broker. They change the shared cluster, so they first take it for the test alone (LockCluster): tests of
 // other packages wait until this one ends. Each helper that takes a broker away registers a cleanup that
-// brings it back (resumes a paused broker, starts a killed one and waits until it serves), which runs
-// before the cluster is released, so the next test finds every broker serving.
+// brings it back (resumes a paused broker, starts a killed one, and waits until every broker lists it), which
+// runs before the cluster is released, so the next test finds every broker serving.
 
 // toolTimeout bounds one call of the tool; a restart waits for the broker to serve again.
 const toolTimeout = 4 * time.Minute
@@ -44,8 +44,8 @@ func ResumeBroker(t stdtesting.TB, id int) {
 	runTool(t, requireTool(t), "resume", id)
 }
 
-// RestartBroker starts broker id again on its old data (killing it first if it runs) and returns when it
-// serves Metadata that lists every broker.
+// RestartBroker starts broker id again on its old data (killing it first if it runs) and returns when every
+// running broker's Metadata lists every broker.
 func RestartBroker(t stdtesting.TB, id int) {
 	t.Helper()
 	runTool(t, requireTool(t), "restart", id)

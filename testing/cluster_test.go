@@ -235,3 +235,29 @@ func TestClusterPauseAndResumeBroker(t *stdtesting.T) {
 		return err == nil && len(md) == 3
 	})
 }
+
+// A broker paused long enough to be fenced answers, once resumed, from its old view, which still lists it,
+// while the others leave it out until the controller takes it back. The chaos helpers' cleanup (start) must
+// return only when every broker lists every broker, or the next test finds a broker missing.
+func TestClusterStartAfterFencingPause(t *stdtesting.T) {
+	c := requireThreeBrokers(t)
+	const victim = 3
+	tool := requireTool(t)
+	PauseBroker(t, victim)
+	took := waitFor(t, 60*time.Second, "paused broker 3 dropped from the others' Metadata", func() bool {
+		md, err := fetchMetadata(c.Addr(1), nil, 5*time.Second)
+		_, listed := md[victim]
+		return err == nil && !listed
+	})
+	t.Logf("broker %d fenced %.1fs after the pause", victim, took.Seconds())
+	ResumeBroker(t, victim)
+
+	startBroker(t, tool, victim) // what PauseBroker's cleanup runs
+	for _, id := range c.BrokerIDs {
+		md, err := fetchMetadata(c.Addr(id), nil, 10*time.Second)
+		if err != nil {
+			t.Fatalf("broker %d: %v", id, err)
+		}
+		checkMetadata(t, c, c.Addr(id), md)
+	}
+}
