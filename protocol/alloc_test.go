@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"bytes"
+	"encoding/binary"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -27,8 +28,7 @@ func TestMakeUnzeroed(t *testing.T) {
 
 func TestReadFrameLargeFrame(t *testing.T) {
 	body := bytes.Repeat([]byte("frame body "), (unzeroedMin*3)/11)
-	frame := append([]byte{0, 0, 0, 0}, body...)
-	frame[0], frame[1], frame[2], frame[3] = byte(len(body)>>24), byte(len(body)>>16), byte(len(body)>>8), byte(len(body))
+	frame := append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)
 	got, err := ReadFrame(bytes.NewReader(frame), nil, MaxResponseSize)
 	require.NoError(t, err)
 	require.Equal(t, body, got)
