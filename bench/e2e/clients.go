@@ -43,6 +43,36 @@ type counter struct {
 	// report their sockets.
 	sockets int
 	last    time.Duration // start to when the last record was counted
+
+	// passed counts the records read, tickEvery at a time, and at10/at90
+	// hold when it first reached a tenth and nine tenths of the run's
+	// records (ns since start +1, 0: not yet) and passed's value then.
+	passed             atomic.Int64
+	at10, at90         atomic.Int64
+	passed10, passed90 atomic.Int64
+}
+
+// tickEvery is how many records a goroutine reads between two updates of
+// the run's progress: rare enough that the shared counter costs nothing
+// measurable, small enough that the records a goroutine ends with and never
+// reports (fewer than tickEvery) leave the nine-tenths mark reachable with
+// 300 goroutines.
+const tickEvery = 128
+
+// tick is called after each record with the goroutine's count so far.
+func (c *counter) tick(n int64) {
+	if n%tickEvery != 0 {
+		return
+	}
+	done := c.passed.Add(tickEvery)
+	c.mark(done, int64(c.spec.Records)/10, &c.at10, &c.passed10)
+	c.mark(done, int64(c.spec.Records)*9/10, &c.at90, &c.passed90)
+}
+
+func (c *counter) mark(done, threshold int64, at, passed *atomic.Int64) {
+	if done >= threshold && at.Load() == 0 && at.CompareAndSwap(0, int64(time.Since(c.start))+1) {
+		passed.Store(done)
+	}
 }
 
 // add merges the records one goroutine read.
@@ -138,6 +168,7 @@ func readRackfetch(ctx context.Context, c *counter, r *kafka.Reader, n int, batc
 			c.seen()
 			for i := range b.Messages {
 				sum.Add(b.Messages[i].Key, b.Messages[i].Value, c.spec.FullSum)
+				c.tick(sum.Records)
 			}
 			continue
 		}
@@ -147,6 +178,7 @@ func readRackfetch(ctx context.Context, c *counter, r *kafka.Reader, n int, batc
 		}
 		c.seen()
 		sum.Add(m.Key, m.Value, c.spec.FullSum)
+		c.tick(sum.Records)
 	}
 	return nil
 }
@@ -192,7 +224,10 @@ func franz(ctx context.Context, c *counter) error {
 		if fetches.NumRecords() > 0 {
 			c.seen()
 		}
-		fetches.EachRecord(func(r *kgo.Record) { sum.Add(r.Key, r.Value, s.FullSum) })
+		fetches.EachRecord(func(r *kgo.Record) {
+			sum.Add(r.Key, r.Value, s.FullSum)
+			c.tick(sum.Records)
+		})
 	}
 	return nil
 }
@@ -233,6 +268,7 @@ func readSegmentio(ctx context.Context, c *counter, r *segkafka.Reader, n int) e
 		}
 		c.seen()
 		sum.Add(m.Key, m.Value, c.spec.FullSum)
+		c.tick(sum.Records)
 	}
 	return nil
 }
@@ -274,6 +310,7 @@ func saramaPartitions(ctx context.Context, c *counter) error {
 			case m := <-pc.Messages():
 				c.seen()
 				sum.Add(m.Key, m.Value, s.FullSum)
+				c.tick(sum.Records)
 			case err := <-pc.Errors():
 				return fmt.Errorf("sarama partition %d after %d records: %w", p, sum.Records, err)
 			case <-ctx.Done():
@@ -328,6 +365,7 @@ func (h *saramaHandler) ConsumeClaim(sess sarama.ConsumerGroupSession, claim sar
 			}
 			h.c.seen()
 			sum.Add(m.Key, m.Value, h.c.spec.FullSum)
+			h.c.tick(sum.Records)
 			if h.read.Add(1) == h.total {
 				h.done()
 			}
