@@ -30,7 +30,9 @@ type Report struct {
 	First time.Duration `json:"first"` // start to first record
 	Last  time.Duration `json:"last"`  // start to last record (not closing)
 	// Middle is the time from a tenth of the records read to nine tenths,
-	// and MiddleRecords how many were read in it (counter.tick).
+	// and MiddleRecords how many were read in it (counter.tick); Tenth is
+	// the start to a tenth (what is left of Last is the last tenth).
+	Tenth         time.Duration `json:"tenth"`
 	Middle        time.Duration `json:"middle"`
 	MiddleRecords int64         `json:"middle_records"`
 	// Sockets is the most sockets the child saw open itself when its
@@ -112,7 +114,7 @@ func Consume(spec Spec) Report {
 		rep.First = time.Duration(first - 1)
 	}
 	if a, b := c.at10.Load(), c.at90.Load(); a > 0 && b > a {
-		rep.Middle = time.Duration(b - a)
+		rep.Tenth, rep.Middle = time.Duration(a-1), time.Duration(b-a)
 		rep.MiddleRecords = c.passed90.Load() - c.passed10.Load()
 	}
 	if err != nil {
