@@ -106,7 +106,7 @@ func Summarize(runs []Run) []SettingSummary {
 		}
 		for _, c := range clients {
 			cs := ClientSummary{Client: c}
-			var recs, cpu, rss, socks, middle, rr, cr, mr, sr []float64
+			var recs, cpu, rss, socks, middle, rr, cr, mr, midR []float64
 			for i := range rs {
 				r := &rs[i]
 				if r.Client != c {
@@ -125,14 +125,14 @@ func Summarize(runs []Run) []SettingSummary {
 				middle = append(middle, r.MiddlePerSec())
 				if b := base[r.Round]; b != nil {
 					rr = append(rr, r.RecordsPerSec()/b.RecordsPerSec())
-					sr = append(sr, r.MiddlePerSec()/b.MiddlePerSec())
+					midR = append(midR, r.MiddlePerSec()/b.MiddlePerSec())
 					cr = append(cr, r.CPUPerGB()/b.CPUPerGB())
 					mr = append(mr, float64(r.MaxRSS)/float64(b.MaxRSS))
 				}
 			}
 			cs.RecS, cs.CPUGB, cs.RSS, cs.Sockets = stat(recs), stat(cpu), stat(rss), stat(socks)
 			cs.RecSRatio, cs.CPURatio, cs.RSSRatio = stat(rr), stat(cr), stat(mr)
-			cs.Middle, cs.MiddleRatio = stat(middle), stat(sr)
+			cs.Middle, cs.MiddleRatio = stat(middle), stat(midR)
 			ss.Clients = append(ss.Clients, cs)
 		}
 		out = append(out, ss)
