@@ -12,6 +12,11 @@
 // A loop waits, before sending, for the partitions of its last response to
 // come back (Fetch again) or to say they will not for now (Release): a
 // partition left out of a long poll would otherwise wait for it to end.
+// For the same reason a long poll lasts at most MaxLongPoll, and only
+// HeldPoll while a partition is expected soon: one held for its
+// application, one left out of the request, or any while partitions new to
+// the broker keep arriving (a Reader starting, a group assignment, a move
+// to a follower).
 package fetchengine
 
 import (
@@ -46,9 +51,9 @@ type Config struct {
 	// MinBytes and IsolationLevel go in every request.
 	MinBytes       int32
 	IsolationLevel int8
-	// MaxWait returns the long poll for a partition at a broker speaking
-	// versions vs (old brokers get a shorter one).
-	MaxWait func(vs protocol.Versions, follower bool, rack string) time.Duration
+	// MaxWait returns the long poll for a partition, read from its leader
+	// or from a follower (at most MaxLongPoll is used).
+	MaxWait func(follower bool) time.Duration
 	// Budget bounds, per owner (Want.Owner: a Reader), the bytes fetched
 	// and not yet handed to the application: its partitions' part of a
 	// request asks for at most what is left of it after Buffered (what
@@ -68,6 +73,10 @@ type Config struct {
 	// Linger bounds the wait for the partitions of the last response to
 	// come back before the next request (default 100 ms).
 	Linger time.Duration
+	// JoinSettle is how long after a partition new to a broker's loop
+	// asks the loop's polls stay short (HeldPoll): others usually follow
+	// (default 250 ms; negative: never).
+	JoinSettle time.Duration
 	// IdleTimeout closes a loop's connection after it sent nothing for
 	// that long (default 2 min), before the broker drops it
 	// (connections.max.idle.ms, 10 min) and the next fetch there fails
@@ -162,6 +171,7 @@ type Engine struct {
 	inflight map[uint64]int64
 	// roomWait is closed by RoomFreed and when a request ends.
 	roomWait chan struct{}
+	now      func() time.Time // time.Now; tests move it
 }
 
 // New starts an engine; Close stops it.
@@ -175,9 +185,12 @@ func New(cfg Config) *Engine {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 2 * time.Minute
 	}
+	if cfg.JoinSettle == 0 {
+		cfg.JoinSettle = 250 * time.Millisecond
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Engine{cfg: cfg, ctx: ctx, cancel: cancel, loops: map[int]*loop{}, back: map[slot]*loop{}, heldAt: map[slot]*loop{},
-		inflight: map[uint64]int64{}}
+		inflight: map[uint64]int64{}, now: time.Now}
 }
 
 // Close stops every loop and closes their connections.
@@ -248,6 +261,9 @@ func (e *Engine) Fetch(ctx context.Context, broker int, w Want) Result {
 		e.wg.Add(1)
 		go l.run()
 	}
+	if _, seen := l.ends[k.key]; !seen {
+		l.joined = e.now()
+	}
 	l.pending[k] = wt
 	l.signal()
 	e.mu.Unlock()
@@ -293,10 +309,20 @@ func (e *Engine) Hold(owner uint64, topic string, partition int32) {
 	e.mu.Unlock()
 }
 
-// HeldPoll bounds the long poll of a loop while a partition it serves is
-// held (Hold): the partition's next fetch waits at most that long for the
-// request in flight.
+// HeldPoll bounds the long poll of a loop while a partition is expected to
+// ask soon (held, left out, or new partitions arriving): its next fetch
+// waits at most that long for the request in flight.
 const HeldPoll = 20 * time.Millisecond
+
+// MaxLongPoll bounds every long poll: a partition that starts reading from
+// a broker while a poll for others is in flight (a new Reader, a group
+// assignment, a move between replicas) waits for it to end, and Readers'
+// MaxWait is 10 s by default. 500 ms is the Java consumer's
+// fetch.max.wait.ms. It also bounds the old brokers that hold a fetch for
+// its whole wait: followers before Kafka 3.4 whatever they replicate
+// meanwhile (KAFKA-14334), leaders before 3.3 before they name a
+// preferred replica.
+const MaxLongPoll = 500 * time.Millisecond
 
 // comeBack ends the wait of the loop whose last response had k, and k's
 // hold; e.mu held.
@@ -326,6 +352,7 @@ type loop struct {
 	// will ask soon.
 	starved bool
 	ends    map[key]int64 // each partition's readable end in its last answer here
+	joined  time.Time     // when a partition new to the loop (not in ends) last asked
 	hasConn bool
 	busy    bool // a request is in flight
 
@@ -688,9 +715,9 @@ func (l *loop) request(batch []*waiter, reserved []reservation, vs protocol.Vers
 		SessionEpoch:   -1, // no fetch session: every fetch is a full one
 		RackID:         batch[0].want.Rack,
 	}
-	wait = time.Duration(math.MaxInt64)
+	wait = MaxLongPoll
 	for i, w := range batch {
-		d := e.cfg.MaxWait(vs, w.want.Follower, w.want.Rack)
+		d := e.cfg.MaxWait(w.want.Follower)
 		wait = min(wait, d)
 		if i == 0 || w.want.Timeout < timeout {
 			timeout = w.want.Timeout
@@ -700,8 +727,8 @@ func (l *loop) request(batch []*waiter, reserved []reservation, vs protocol.Vers
 		}
 	}
 	e.mu.Lock()
-	if len(l.held) > 0 || l.starved {
-		// Partitions with records wait for this request: poll short.
+	if len(l.held) > 0 || l.starved || len(l.pending) > 0 || e.now().Sub(l.joined) < e.cfg.JoinSettle {
+		// Partitions wait for this request, or will soon: poll short.
 		wait = min(wait, HeldPoll)
 	}
 	e.mu.Unlock()
