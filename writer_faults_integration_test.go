@@ -297,7 +297,9 @@ func TestWriterIntegrationFrozenLeader(t *testing.T) {
 	// name it, and acks=all waits for a follower to fetch from it.
 	assert.Less(t, afterElection, 1500*time.Millisecond, "from the election to the first write acknowledged by the new leader")
 	assert.Less(t, otherLongest, 5*time.Second, "longest gap between acknowledged writes outside the freeze")
-	if election <= 4*time.Second {
+	// The 5 s target holds when the election leaves the Writer its 1.5 s
+	// (an election of 3.8 s and a Writer's 1.28 s made a gap of 5.09 s).
+	if election+1500*time.Millisecond <= 5*time.Second {
 		assert.Less(t, longest, 5*time.Second, "longest gap between acknowledged writes")
 	} else {
 		// The frozen broker was the active KRaft controller (brokers and
