@@ -7,6 +7,7 @@ package kafka_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"sync"
@@ -17,6 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	kafka "github.com/rackfetch/kafka-go"
+	"github.com/rackfetch/kafka-go/internal/fetchengine"
+	"github.com/rackfetch/kafka-go/protocol"
 	ktesting "github.com/rackfetch/kafka-go/testing"
 )
 
@@ -279,4 +282,94 @@ func TestReaderIntegrationIdleDataConnectionCloses(t *testing.T) {
 	st = r.Stats()
 	require.Len(t, st.Routing, 1)
 	assert.Equal(t, b, st.Routing[0].Broker, "records 10–14 not read from the follower")
+}
+
+// reWaits records the MaxWaitMs of every Fetch request written on the
+// connections its dial made, per connection in order.
+type reWaits struct {
+	sockets reSockets
+	mu      sync.Mutex
+	conns   [][]int32
+}
+
+func (w *reWaits) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := w.sockets.dial(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.conns = append(w.conns, nil)
+	return &reWaitConn{Conn: c, w: w, i: len(w.conns) - 1}, nil
+}
+
+type reWaitConn struct {
+	net.Conn
+	w *reWaits
+	i int
+}
+
+// Write reads the requests in b: the client writes whole frames.
+func (c *reWaitConn) Write(b []byte) (int, error) {
+	for rest := b; len(rest) >= 4; {
+		n := int(binary.BigEndian.Uint32(rest))
+		if n > len(rest)-4 {
+			break
+		}
+		h, d, err := protocol.DecodeRequestHeader(rest[4:4+n], protocol.FlexibleFrom)
+		if err == nil && h.Key == protocol.Fetch {
+			var req protocol.FetchRequest
+			if req.Decode(d, h.Version) == nil {
+				c.w.mu.Lock()
+				c.w.conns[c.i] = append(c.w.conns[c.i], req.MaxWaitMs)
+				c.w.mu.Unlock()
+			}
+		}
+		rest = rest[4+n:]
+	}
+	return c.Conn.Write(b)
+}
+
+// Partition Readers started together on a quiet topic, with kafka-go's
+// MaxWait (10 s): each broker's first fetches are short polls (20 ms), so
+// that a partition arriving a moment later is not held up to 10 s by a long
+// poll for the others; 250 ms after the last new partition, long polls
+// resume.
+func TestReaderIntegrationShortPollsWhilePartitionsArrive(t *testing.T) {
+	c := requireRackCluster(t)
+	const partitions = 6
+	ctx := testContext(t, time.Minute)
+	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: partitions})
+	waits := &reWaits{}
+	dialer := newDialer()
+	dialer.DialFunc = waits.dial
+	for p := 0; p < partitions; p++ {
+		r := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) {
+			cfg.Partition, cfg.Dialer, cfg.MaxWait = p, dialer, 10*time.Second
+		})
+		go r.ReadMessage(ctx) // nothing to read: the Readers long-poll
+	}
+	var first, long []int32
+	eventually(t, 20*time.Second, "long polls on every broker that was fetched from", func() bool {
+		waits.mu.Lock()
+		defer waits.mu.Unlock()
+		first, long = nil, nil
+		for _, ws := range waits.conns {
+			if len(ws) == 0 {
+				continue
+			}
+			first = append(first, ws[0])
+			for _, w := range ws {
+				if w == 10000 {
+					long = append(long, w)
+					break
+				}
+			}
+		}
+		return len(first) > 0 && len(long) == len(first)
+	})
+	t.Logf("ENGINEFIGURE first fetch waits per data connection %v (ms); every one long-polls 10 s later", first)
+	for _, w := range first {
+		assert.Equal(t, int32(fetchengine.HeldPoll/time.Millisecond), w, "a broker's first fetch, partitions still arriving")
+	}
 }
