@@ -116,6 +116,7 @@ func NewReader(config ReaderConfig) *Reader {
 	r.joinEngine() // and its cluster
 	r.queue.onFree = r.engine.RoomFreed
 	if config.Rack != "" || config.ReplicaSelector != nil {
+		r.cooldown.RequireProbe()
 		r.join.Add(1)
 		go func() {
 			defer r.join.Done()

@@ -460,6 +460,9 @@ func (f *fetcher) decide(ctx context.Context, ev routeEvent) bool {
 	for i := 0; ; i++ {
 		f.accept()
 		f.applyRoute(d)
+		if d.Probe {
+			f.probe(d.ProbeBroker)
+		}
 		f.omitRack = d.OmitRack
 		validate = validate || d.ValidateOffset
 		wait = max(wait, d.Backoff)
@@ -484,6 +487,37 @@ func (f *fetcher) decide(ctx context.Context, ev routeEvent) bool {
 		return false
 	}
 	return sleep(ctx, wait)
+}
+
+// probe checks, off the fetcher's path, whether broker id answers again:
+// the router keeps reads away from a broker whose cooldown ran out until
+// then (routing.Cooldowns.RequireProbe). Connecting and negotiating API
+// versions is the proof: a killed broker refuses the connection, a frozen
+// one never answers.
+func (f *fetcher) probe(id int) {
+	r := f.r
+	b, ok := f.broker(id)
+	r.join.Add(1)
+	go func() {
+		defer r.join.Done()
+		err := fmt.Errorf("no address known for broker %d", id)
+		if ok {
+			ctx, cancel := context.WithTimeout(r.stctx, r.config.ReplicaStallTimeout+r.config.MaxWait)
+			var c *Conn
+			c, err = r.config.Dialer.dialBroker(ctx, "tcp", b, Partition{})
+			cancel()
+			if err == nil {
+				c.Close()
+			}
+		}
+		if r.stctx.Err() != nil {
+			return
+		}
+		r.cooldown.Probed(id, err == nil, f.now())
+		if err == nil {
+			r.logf("kafka reader: broker %d (rack %s) answers again: reads may return to it", id, rackName(b.Rack))
+		}
+	}()
 }
 
 // accept takes the metadata the router accepted as the fetcher's own; its

@@ -28,10 +28,19 @@ import (
 // failed. A replica the broker dropped from the ISR and took back has
 // caught up: it is healthy again, however long its cooldown was.
 //
+// With RequireProbe, a broker-level cooldown ends only once the broker has
+// answered a probe (ProbeDue, Probed) or rejoined the ISR: a killed
+// follower stays in the leader's ISR, and is named by it, for up to
+// replica.lag.time.max.ms (30 s by default) after it died, so the end of
+// a 2 s cooldown alone would send every partition back to a dead broker,
+// fail again, grow the cooldown and use up the flap budget the partition
+// needs once the broker is really back.
+//
 // Time comes from the callers, so the cache is as deterministic as the
 // selectors using it.
 type Cooldowns struct {
 	mu      sync.Mutex
+	probe   bool // broker-level cooldowns wait for a probe (RequireProbe)
 	entries map[cooldownKey]*cooldownEntry
 	// waits: partitions whose client-selected replica is not readable yet,
 	// until when (choice.go); they keep metadata fresh too.
@@ -52,7 +61,24 @@ type cooldownEntry struct {
 	// seenOut holds the partitions whose metadata showed the replica out
 	// of the ISR since the latest failure.
 	seenOut map[topicPartition]bool
+	// unproven: the cooldown lasts past until, as long as no probe has
+	// reached the broker (RequireProbe); nextProbe is when one may start.
+	unproven  bool
+	nextProbe time.Time
 }
+
+// waiting reports whether the entry still keeps reads away at now.
+func (e *cooldownEntry) waiting(now time.Time) bool {
+	return now.Before(e.until) || e.unproven
+}
+
+const (
+	// probeGap is the time between probes of a broker that failed its last.
+	probeGap = time.Second
+	// probeLost is when a probe handed out and never reported is handed
+	// out again.
+	probeLost = 30 * time.Second
+)
 
 // cooldownMin is the first cooldown of a replica that has not failed
 // recently: long enough for the ISR to say whether it is gone (the leader
@@ -84,22 +110,73 @@ func (c *Cooldowns) fail(broker int, tp topicPartition, now time.Time, limit tim
 	c.prune(now)
 	key := cooldownKey{broker, tp}
 	e := c.entries[key]
-	if e != nil && now.Before(e.until) {
-		return e.until.Sub(now)
+	if e != nil && e.waiting(now) {
+		return max(e.until.Sub(now), 0)
 	}
 	d := min(cooldownMin, limit)
 	if e != nil && now.Sub(e.until) < limit {
 		d = min(2*e.dur, limit)
 	}
-	c.entries[key] = &cooldownEntry{until: now.Add(d), dur: d, cap: limit}
+	until := now.Add(d)
+	c.entries[key] = &cooldownEntry{until: until, dur: d, cap: limit,
+		unproven: c.probe && tp == wholeBroker, nextProbe: until}
 	return d
+}
+
+// RequireProbe makes every later broker-level cooldown last until the
+// broker answers a probe (or rejoins the ISR), however long that takes.
+// The caller probes: ProbeDue names a broker to probe, Probed reports the
+// outcome.
+func (c *Cooldowns) RequireProbe() {
+	c.mu.Lock()
+	c.probe = true
+	c.mu.Unlock()
+}
+
+// ProbeDue returns a broker whose cooldown has run out but waits for a
+// probe, and which nobody probes now; the caller must report the outcome
+// with Probed. It hands out each broker at most once per probeGap.
+func (c *Cooldowns) ProbeDue(now time.Time) (int, bool) {
+	if c == nil {
+		return 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, e := range c.entries {
+		if k.tp == wholeBroker && e.unproven && !now.Before(e.until) && !now.Before(e.nextProbe) {
+			// Not handed out again until Probed (or a lost probe's time).
+			e.nextProbe = now.Add(probeLost)
+			return k.broker, true
+		}
+	}
+	return 0, false
+}
+
+// Probed reports a probe of broker at now: reached, its cooldown is over;
+// not, the next probe comes probeGap later.
+func (c *Cooldowns) Probed(broker int, reached bool, now time.Time) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[cooldownKey{broker, wholeBroker}]
+	if e == nil || !e.unproven {
+		return
+	}
+	if reached {
+		// The cooldown ends now: a failure soon after makes the next grow.
+		e.unproven, e.until = false, now
+		return
+	}
+	e.nextProbe = now.Add(probeGap)
 }
 
 // prune forgets entries whose cooldown ended too long ago to make the next
 // one grow: the map holds at most the replicas that failed recently.
 func (c *Cooldowns) prune(now time.Time) {
 	for k, e := range c.entries {
-		if now.Sub(e.until) >= e.cap {
+		if !e.unproven && now.Sub(e.until) >= e.cap {
 			delete(c.entries, k)
 		}
 	}
@@ -115,8 +192,18 @@ func (c *Cooldowns) coolingUntil(broker int, tp topicPartition, now time.Time) (
 	defer c.mu.Unlock()
 	var end time.Time
 	for _, k := range [2]cooldownKey{{broker, wholeBroker}, {broker, tp}} {
-		if e := c.entries[k]; e != nil && now.Before(e.until) && e.until.After(end) {
-			end = e.until
+		e := c.entries[k]
+		if e == nil || !e.waiting(now) {
+			continue
+		}
+		until := e.until
+		if !now.Before(until) {
+			// Waiting for a probe: the leader is asked again (and the
+			// broker refused again) once per cooldownMin meanwhile.
+			until = now.Add(cooldownMin)
+		}
+		if until.After(end) {
+			end = until
 		}
 	}
 	return end, !end.IsZero()
@@ -140,7 +227,7 @@ func (c *Cooldowns) observeISR(broker int, tp topicPartition, inISR bool, now ti
 	ended := false
 	for _, k := range [2]cooldownKey{{broker, wholeBroker}, {broker, tp}} {
 		e := c.entries[k]
-		if e == nil || !now.Before(e.until) {
+		if e == nil || !e.waiting(now) {
 			continue
 		}
 		switch {
@@ -151,6 +238,7 @@ func (c *Cooldowns) observeISR(broker int, tp topicPartition, inISR bool, now ti
 			e.seenOut[tp] = true
 		case e.seenOut[tp]:
 			e.until, e.seenOut = now, nil // back in the ISR: healthy
+			e.unproven = false
 			ended = true
 		}
 	}
@@ -165,7 +253,7 @@ func (c *Cooldowns) Active(now time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, e := range c.entries {
-		if now.Before(e.until) {
+		if e.waiting(now) {
 			return true
 		}
 	}

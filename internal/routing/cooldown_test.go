@@ -159,3 +159,87 @@ func TestCooldownConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// With RequireProbe a broker-level cooldown outlasts its time until a
+// probe reaches the broker: the leader keeps naming a killed follower for
+// up to replica.lag.time.max.ms, and the time alone would send reads back.
+func TestCooldownWaitsForProbe(t *testing.T) {
+	c := NewCooldowns()
+	c.RequireProbe()
+	limit := time.Minute
+	require.Equal(t, cooldownMin, c.fail(2, wholeBroker, cdT0, limit))
+	_, due := c.ProbeDue(cdAt(time.Second))
+	assert.False(t, due, "no probe while the cooldown runs")
+
+	at := cooldownMin
+	assert.True(t, c.cooling(2, cdP0, cdAt(at)), "the time is up, no probe yet: still away")
+	b, due := c.ProbeDue(cdAt(at))
+	require.True(t, due)
+	require.Equal(t, 2, b)
+	_, due = c.ProbeDue(cdAt(at))
+	assert.False(t, due, "a probe in flight is not handed out twice")
+
+	c.Probed(2, false, cdAt(at+100*time.Millisecond))
+	assert.True(t, c.cooling(2, cdP1, cdAt(at+time.Second)), "a failed probe keeps every partition away")
+	_, due = c.ProbeDue(cdAt(at + 100*time.Millisecond + probeGap - time.Nanosecond))
+	assert.False(t, due, "the next probe waits probeGap")
+	_, due = c.ProbeDue(cdAt(at + 100*time.Millisecond + probeGap))
+	require.True(t, due)
+
+	c.prune(cdAt(at + 2*limit))
+	require.Equal(t, 1, c.size(), "an entry waiting for its probe is kept however old")
+
+	end := at + 2*limit
+	c.Probed(2, true, cdAt(end))
+	assert.False(t, c.cooling(2, cdP0, cdAt(end)), "the broker answered: its cooldown is over")
+	_, due = c.ProbeDue(cdAt(end))
+	assert.False(t, due)
+
+	// Failing again soon after: the growth works as without probes.
+	require.Equal(t, 2*cooldownMin, c.fail(2, wholeBroker, cdAt(end+time.Second), limit))
+}
+
+// A lost probe (never reported) is handed out again after probeLost; a
+// report about a broker nobody waits for changes nothing.
+func TestCooldownLostProbe(t *testing.T) {
+	c := NewCooldowns()
+	c.RequireProbe()
+	c.fail(3, wholeBroker, cdT0, time.Minute)
+	_, due := c.ProbeDue(cdAt(cooldownMin))
+	require.True(t, due)
+	_, due = c.ProbeDue(cdAt(cooldownMin + probeLost - time.Nanosecond))
+	assert.False(t, due)
+	_, due = c.ProbeDue(cdAt(cooldownMin + probeLost))
+	assert.True(t, due)
+	c.Probed(4, true, cdAt(cooldownMin))
+	assert.True(t, c.cooling(3, cdP0, cdAt(cooldownMin+probeLost)))
+}
+
+// Only broker-level cooldowns wait for a probe: a partition's replica
+// error says nothing a connection could disprove. The ISR ends either.
+func TestCooldownProbeScopeAndISR(t *testing.T) {
+	c := NewCooldowns()
+	c.RequireProbe()
+	c.fail(1, cdP0, cdT0, time.Minute)
+	assert.False(t, c.cooling(1, cdP0, cdAt(cooldownMin)), "a partition's cooldown ends with its time")
+	_, due := c.ProbeDue(cdAt(cooldownMin))
+	assert.False(t, due)
+
+	c.fail(2, wholeBroker, cdT0, time.Minute)
+	assert.False(t, c.observeISR(2, cdP0, false, cdAt(time.Second)))
+	require.True(t, c.cooling(2, cdP0, cdAt(10*time.Second)))
+	assert.True(t, c.observeISR(2, cdP0, true, cdAt(10*time.Second)), "back in the ISR after it was seen out")
+	assert.False(t, c.cooling(2, cdP1, cdAt(10*time.Second)), "the ISR is proof enough: no probe needed")
+	_, due = c.ProbeDue(cdAt(10 * time.Second))
+	assert.False(t, due)
+}
+
+// Without RequireProbe nothing changes: the time ends a cooldown and no
+// probe is ever asked for.
+func TestCooldownWithoutProbe(t *testing.T) {
+	c := NewCooldowns()
+	c.fail(2, wholeBroker, cdT0, time.Minute)
+	assert.False(t, c.cooling(2, cdP0, cdAt(cooldownMin)))
+	_, due := c.ProbeDue(cdAt(cooldownMin))
+	assert.False(t, due)
+}

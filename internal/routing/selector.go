@@ -58,6 +58,7 @@ import "time"
 //	F    metadata, F out of the ISR/offline/unknown → L                          ReasonFollowerGone
 //	any  metadata without a leader                  → unchanged, RefreshMetadata, Backoff
 //	any  metadata, a cooling replica back in the ISR after it was seen out → its cooldown ends
+//	any  a broker-level cooldown over, Cooldowns.RequireProbe → Probe it; refused until it answers
 //	     (a follower lagging the leader by more than MaxFollowerLag: lag.go)
 //
 // With a client-side ReplicaSelector (choice.go), C being its pick
@@ -197,6 +198,13 @@ type Decision struct {
 	// budget): such a leader answers with no records, so without the rack
 	// it names nobody and serves the partition itself.
 	OmitRack bool
+
+	// Probe asks the fetcher to probe ProbeBroker (connect and ask its
+	// API versions) and report the outcome to the Cooldowns (Probed): its
+	// cooldown ran out and waits for the proof that it is back
+	// (Cooldowns.RequireProbe). Any partition's decision may carry it.
+	Probe       bool
+	ProbeBroker int
 }
 
 // Config holds the Reader's routing settings.
@@ -435,6 +443,7 @@ func (s *Selector) step(ev Event) Decision {
 	}
 	d.Broker = s.cur
 	d.Changed = s.cur != prev
+	d.ProbeBroker, d.Probe = s.cooldown.ProbeDue(now)
 	d.OmitRack = s.cur == s.leader && s.cfg.Rack != "" && s.held >= 0 && now.Before(s.heldUntil)
 	if s.held >= 0 && !now.Before(s.heldUntil) {
 		s.held = -1

@@ -1100,3 +1100,58 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 		t.Fatalf("the walk never reached a follower: it tests nothing")
 	}
 }
+
+// A killed follower the leader keeps naming (it stays in the ISR for
+// replica.lag.time.max.ms), with probes required: at the end of the
+// cooldown the router asks for a probe instead of sending reads back, keeps
+// refusing while probes fail — no lease is spent on a dead broker, no
+// cooldown grows — and leases it once a probe reaches it.
+func TestRouteDeadFollowerWaitsForProbe(t *testing.T) {
+	c := NewCooldowns()
+	c.RequireProbe()
+	s := New(Config{Rack: "b"}, c, rsDefault, rsT0)
+	if d := s.step(evNamed(0, 1, 2)); d.Broker != 2 || !d.Changed {
+		t.Fatalf("first naming: %+v", d)
+	}
+	if d := s.step(evErr(time.Second, 2, connLost)); d.Broker != 1 || d.Reason != ReasonFollowerFailed || d.Probe {
+		t.Fatalf("the follower's connection lost: %+v", d)
+	}
+	probes := 0
+	at := time.Second + 100*time.Millisecond
+	for ; at < 40*time.Second; at += 100 * time.Millisecond {
+		d := s.step(evNamed(at, 1, 2))
+		if d.Broker != 1 || d.Reason != ReasonCoolingDown || !d.OmitRack {
+			t.Fatalf("naming at +%v: %+v", at, d)
+		}
+		if d.Probe {
+			if d.ProbeBroker != 2 || at < time.Second+cooldownMin {
+				t.Fatalf("probe at +%v: %+v", at, d)
+			}
+			probes++
+			c.Probed(2, false, rsT0.Add(at)) // connection refused
+		}
+	}
+	// One probe per probeGap (and the step) once the 2 s are up.
+	if want := int((at-time.Second-cooldownMin)/probeGap) + 1; probes < want-2 || probes > want {
+		t.Fatalf("%d probes in %v, want about %d", probes, at, want)
+	}
+	d := s.step(evNamed(at, 1, 2))
+	if !d.Probe {
+		at += probeGap
+		d = s.step(evNamed(at, 1, 2))
+	}
+	if !d.Probe {
+		t.Fatalf("no probe due at +%v: %+v", at, d)
+	}
+	c.Probed(2, true, rsT0.Add(at))
+	// The hold ends on the next event; then the leader's naming is a lease.
+	if d := s.step(evFetch(at+10*time.Millisecond, 1, -1)); d.Broker != 1 || d.OmitRack {
+		t.Fatalf("after the probe reached broker 2: %+v", d)
+	}
+	if d := s.step(evNamed(at+20*time.Millisecond, 1, 2)); d != (Decision{Broker: 2, Changed: true, Reason: ReasonPreferred}) {
+		t.Fatalf("broker 2 answers again: %+v", d)
+	}
+	if n := len(s.switches); n != 2 {
+		t.Fatalf("%d leases, want 2 (before the failure and after the probe)", n)
+	}
+}
