@@ -94,6 +94,12 @@ type ReaderConfig struct {
 	// Maximum amount of time to wait for new data to come when fetching
 	// batches of messages from kafka (the broker's long poll).
 	//
+	// A broker holds a fetch at most 500 ms whatever MaxWait says (the
+	// Java consumer's default): one fetch carries the partitions of every
+	// Reader reading from that broker, and a partition that starts reading
+	// there (a new Reader, a group assignment, a move between replicas)
+	// waits for the poll in flight to end.
+	//
 	// Default: 10s
 	MaxWait time.Duration
 

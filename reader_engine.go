@@ -90,43 +90,15 @@ func countPartitions(req *protocol.FetchRequest) int {
 	return n
 }
 
-// readerOldBrokerMaxWait bounds the long poll of fetches that old brokers
-// hold for the whole MaxWait (kafka-go's default is 10 s) however soon they
-// could answer, which would be seconds of latency:
-//   - a fetch at a follower, before Kafka 3.4 (KAFKA-14334): a follower
-//     does not end a consumer's long poll when it replicates new records;
-//   - a fetch carrying the client's rack at a leader, before Kafka 3.3: a
-//     leader that names a preferred replica returns no records, and waits
-//     MaxWait before saying so.
-//
-// 500 ms is the Java consumer's fetch.max.wait.ms.
-const readerOldBrokerMaxWait = 500 * time.Millisecond
-
-const (
-	// Fetch v15 arrived in 3.5, the first version told apart from 3.3
-	// (3.4 has the follower fix too, but the same versions as 3.3).
-	readerFollowerWakesFetch = 15
-	// DescribeAcls v3 arrived in 3.3.
-	readerLeaderNamesAtOnceAcls = 3
-)
-
-// engineMaxWait returns the long poll of a fetch of a partition from a
-// broker speaking vs: MaxWait, bounded on old brokers (above).
-func engineMaxWait(config *ReaderConfig, vs protocol.Versions, follower bool, rack string) time.Duration {
+// engineMaxWait returns the long poll of a fetch of a partition: MaxWait,
+// shorter at a follower when its lag is checked. The engine bounds it by
+// fetchengine.MaxLongPoll, which also covers old brokers that hold a fetch
+// for its whole wait.
+func engineMaxWait(config *ReaderConfig, follower bool) time.Duration {
 	wait := config.MaxWait
 	if follower && config.MaxFollowerLag > 0 && config.Rack != "" {
 		// The lag check runs between fetches (internal/routing/lag.go).
 		wait = min(wait, config.followerLagPoll())
-	}
-	if wait <= readerOldBrokerMaxWait {
-		return wait
-	}
-	if follower {
-		if vs[protocol.Fetch].Max < readerFollowerWakesFetch {
-			return readerOldBrokerMaxWait
-		}
-	} else if rack != "" && vs[protocol.DescribeAcls].Max < readerLeaderNamesAtOnceAcls {
-		return readerOldBrokerMaxWait
 	}
 	return wait
 }

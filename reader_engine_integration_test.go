@@ -332,9 +332,9 @@ func (c *reWaitConn) Write(b []byte) (int, error) {
 
 // Partition Readers started together on a quiet topic, with kafka-go's
 // MaxWait (10 s): each broker's first fetches are short polls (20 ms), so
-// that a partition arriving a moment later is not held up to 10 s by a long
-// poll for the others; 250 ms after the last new partition, long polls
-// resume.
+// that a partition arriving a moment later is not held up by a long poll
+// for the others; 250 ms after the last new partition, long polls resume
+// (500 ms: fetchengine.MaxLongPoll).
 func TestReaderIntegrationShortPollsWhilePartitionsArrive(t *testing.T) {
 	c := requireRackCluster(t)
 	const partitions = 6
@@ -360,7 +360,7 @@ func TestReaderIntegrationShortPollsWhilePartitionsArrive(t *testing.T) {
 			}
 			first = append(first, ws[0])
 			for _, w := range ws {
-				if w == 10000 {
+				if w == int32(fetchengine.MaxLongPoll/time.Millisecond) {
 					long = append(long, w)
 					break
 				}
@@ -368,8 +368,53 @@ func TestReaderIntegrationShortPollsWhilePartitionsArrive(t *testing.T) {
 		}
 		return len(first) > 0 && len(long) == len(first)
 	})
-	t.Logf("ENGINEFIGURE first fetch waits per data connection %v (ms); every one long-polls 10 s later", first)
+	t.Logf("ENGINEFIGURE first fetch waits per data connection %v (ms); every one long-polls 500 ms later", first)
 	for _, w := range first {
 		assert.Equal(t, int32(fetchengine.HeldPoll/time.Millisecond), w, "a broker's first fetch, partitions still arriving")
 	}
+}
+
+// Readers sharing an engine share each broker's long poll, which a Reader
+// that starts reading there waits for. With kafka-go's MaxWait (10 s), a
+// Reader started while another tail-polls the same broker still reads its
+// records at once: the poll lasts at most 500 ms (it waited up to 10 s).
+func TestReaderIntegrationNewReaderSkipsLongPollInFlight(t *testing.T) {
+	c := requireRackCluster(t)
+	ctx := testContext(t, time.Minute)
+	leader := brokerInRack(t, c, "a")
+	others := []int{brokerInRack(t, c, "b"), brokerInRack(t, c, "c")}
+	topic := createTopic(t, c, kafka.TopicConfig{ReplicaAssignments: []kafka.ReplicaAssignment{
+		{Partition: 0, Replicas: append([]int{leader}, others...)},
+		{Partition: 1, Replicas: append([]int{leader}, others...)},
+	}})
+	w := &kafka.Writer{Addr: kafka.TCP(c.Brokers...), Topic: topic, RequiredAcks: kafka.RequireAll,
+		Balancer: kafka.BalancerFunc(func(m kafka.Message, _ ...int) int { return int(m.Key[0] - '0') })}
+	defer w.Close()
+	var msgs []kafka.Message
+	for i := 0; i < 100; i++ {
+		msgs = append(msgs, kafka.Message{Key: []byte("0"), Value: []byte("a")}, kafka.Message{Key: []byte("1"), Value: []byte("b")})
+	}
+	require.NoError(t, w.WriteMessages(ctx, msgs...))
+
+	tenSeconds := func(cfg *kafka.ReaderConfig) { cfg.MaxWait = 10 * time.Second }
+	a := riReader(t, c, topic, tenSeconds)
+	for i := 0; i < 100; i++ {
+		_, err := a.ReadMessage(ctx)
+		require.NoError(t, err)
+	}
+	// Reader a has read everything: its fetches now long-poll the leader.
+	quiet, cancel := context.WithTimeout(ctx, time.Second)
+	_, err := a.ReadMessage(quiet)
+	cancel()
+	require.ErrorIs(t, err, context.DeadlineExceeded, "partition 0 has no more records")
+
+	b := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) { tenSeconds(cfg); cfg.Partition = 1 })
+	require.True(t, kafka.ReaderTestSameEngine(a, b), "the two Readers share an engine")
+	start := time.Now()
+	m, err := b.ReadMessage(ctx)
+	took := time.Since(start)
+	require.NoError(t, err)
+	assert.Equal(t, int64(0), m.Offset)
+	t.Logf("ENGINEFIGURE a Reader started while another long-polls its broker read its first record after %v (MaxWait 10 s)", took.Round(time.Millisecond))
+	assert.Less(t, took, 3*time.Second, "the second Reader's first record (the poll in flight ends within 500 ms)")
 }

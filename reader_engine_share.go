@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/rackfetch/kafka-go/internal/fetchengine"
-	"github.com/rackfetch/kafka-go/protocol"
 )
 
 // Partition-mode Readers share fetch engines: kafka-go programs often run
@@ -71,8 +70,8 @@ func newEngineShare(r *Reader, cl *cluster) *engineShare {
 		Dial:           s.dial,
 		MinBytes:       int32(cfg.MinBytes),
 		IsolationLevel: int8(cfg.IsolationLevel),
-		MaxWait: func(vs protocol.Versions, follower bool, rack string) time.Duration {
-			return engineMaxWait(&cfg, vs, follower, rack)
+		MaxWait: func(follower bool) time.Duration {
+			return engineMaxWait(&cfg, follower)
 		},
 		IdleTimeout: engineIdleTimeout(cfg.Dialer),
 		Budget:      int64(cfg.MaxBufferedBytes),

@@ -12,9 +12,11 @@
 // A loop waits, before sending, for the partitions of its last response to
 // come back (Fetch again) or to say they will not for now (Release): a
 // partition left out of a long poll would otherwise wait for it to end.
-// For the same reason its polls are short (HeldPoll) while a partition is
-// expected soon: one held for its application, or any while partitions new
-// to the broker keep arriving (Readers starting, a group assignment).
+// For the same reason a long poll lasts at most MaxLongPoll, and only
+// HeldPoll while a partition is expected soon: one held for its
+// application, one left out of the request, or any while partitions new to
+// the broker keep arriving (a Reader starting, a group assignment, a move
+// to a follower).
 package fetchengine
 
 import (
@@ -49,9 +51,9 @@ type Config struct {
 	// MinBytes and IsolationLevel go in every request.
 	MinBytes       int32
 	IsolationLevel int8
-	// MaxWait returns the long poll for a partition at a broker speaking
-	// versions vs (old brokers get a shorter one).
-	MaxWait func(vs protocol.Versions, follower bool, rack string) time.Duration
+	// MaxWait returns the long poll for a partition, read from its leader
+	// or from a follower (at most MaxLongPoll is used).
+	MaxWait func(follower bool) time.Duration
 	// Budget bounds, per owner (Want.Owner: a Reader), the bytes fetched
 	// and not yet handed to the application: its partitions' part of a
 	// request asks for at most what is left of it after Buffered (what
@@ -308,9 +310,19 @@ func (e *Engine) Hold(owner uint64, topic string, partition int32) {
 }
 
 // HeldPoll bounds the long poll of a loop while a partition is expected to
-// ask soon (held, or partitions new to the loop arriving): its next fetch
+// ask soon (held, left out, or new partitions arriving): its next fetch
 // waits at most that long for the request in flight.
 const HeldPoll = 20 * time.Millisecond
+
+// MaxLongPoll bounds every long poll: a partition that starts reading from
+// a broker while a poll for others is in flight (a new Reader, a group
+// assignment, a move between replicas) waits for it to end, and Readers'
+// MaxWait is 10 s by default. 500 ms is the Java consumer's
+// fetch.max.wait.ms. It also bounds the old brokers that hold a fetch for
+// its whole wait: followers before Kafka 3.4 whatever they replicate
+// meanwhile (KAFKA-14334), leaders before 3.3 before they name a
+// preferred replica.
+const MaxLongPoll = 500 * time.Millisecond
 
 // comeBack ends the wait of the loop whose last response had k, and k's
 // hold; e.mu held.
@@ -703,9 +715,9 @@ func (l *loop) request(batch []*waiter, reserved []reservation, vs protocol.Vers
 		SessionEpoch:   -1, // no fetch session: every fetch is a full one
 		RackID:         batch[0].want.Rack,
 	}
-	wait = time.Duration(math.MaxInt64)
+	wait = MaxLongPoll
 	for i, w := range batch {
-		d := e.cfg.MaxWait(vs, w.want.Follower, w.want.Rack)
+		d := e.cfg.MaxWait(w.want.Follower)
 		wait = min(wait, d)
 		if i == 0 || w.want.Timeout < timeout {
 			timeout = w.want.Timeout
@@ -715,7 +727,7 @@ func (l *loop) request(batch []*waiter, reserved []reservation, vs protocol.Vers
 		}
 	}
 	e.mu.Lock()
-	if len(l.held) > 0 || l.starved || e.now().Sub(l.joined) < e.cfg.JoinSettle {
+	if len(l.held) > 0 || l.starved || len(l.pending) > 0 || e.now().Sub(l.joined) < e.cfg.JoinSettle {
 		// Partitions wait for this request, or will soon: poll short.
 		wait = min(wait, HeldPoll)
 	}

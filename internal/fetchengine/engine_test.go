@@ -65,7 +65,7 @@ func partitions(req *protocol.FetchRequest) []int32 {
 
 func testEngine(t *testing.T, conn *fakeConn, cfg Config) *Engine {
 	cfg.Dial = func(context.Context, int) (Conn, error) { return conn, nil }
-	cfg.MaxWait = func(protocol.Versions, bool, string) time.Duration { return time.Second }
+	cfg.MaxWait = func(bool) time.Duration { return time.Second }
 	e := New(cfg)
 	t.Cleanup(e.Close)
 	return e
@@ -184,15 +184,15 @@ func TestEngineHeldPartitionShortensThePoll(t *testing.T) {
 	b = fetchAsync(e, 1, want(1, 1))
 	req = sent(t, c)
 	assert.ElementsMatch(t, []int32{0, 1}, partitions(req))
-	assert.Equal(t, int32(1000), req.MaxWaitMs, "the hold ended: a long poll again")
+	assert.Equal(t, int32(MaxLongPoll/time.Millisecond), req.MaxWaitMs, "the hold ended: a long poll again (MaxWait 1 s, at most MaxLongPoll)")
 	recv(t, a)
 	recv(t, b)
 }
 
 // A partition new to a broker's loop makes its polls short for JoinSettle,
 // since others usually follow (Readers starting, a group assignment); once
-// none came for that long, polls are long again, and a partition arriving
-// in the middle of one waits for its end.
+// none came for that long, polls are long again, and never longer than
+// MaxLongPoll: a partition arriving in the middle of one waits for its end.
 func TestEngineNewPartitionsShortenThePoll(t *testing.T) {
 	c := newFakeConn()
 	e := testEngine(t, c, Config{Linger: time.Minute})
@@ -221,7 +221,7 @@ func TestEngineNewPartitionsShortenThePoll(t *testing.T) {
 	a = fetchAsync(e, 1, want(0, 2))
 	req = sent(t, c)
 	assert.Equal(t, []int32{0}, partitions(req))
-	assert.Equal(t, int32(1000), req.MaxWaitMs, "no partition came for 300 ms: a long poll")
+	assert.Equal(t, int32(MaxLongPoll/time.Millisecond), req.MaxWaitMs, "no partition came for 300 ms: a long poll (MaxWait 1 s, at most MaxLongPoll)")
 
 	// Partition 1 comes in the middle of the poll: it waits for its end,
 	// then goes with partition 0 in a short poll.
@@ -254,6 +254,28 @@ func TestEngineTwoOwnersOfOnePartition(t *testing.T) {
 	assert.ElementsMatch(t, []int64{10, 20}, []int64{req.Topics[0].Partitions[0].FetchOffset, req2.Topics[0].Partitions[0].FetchOffset})
 	assert.Equal(t, int64(11), recv(t, ra).Partition.HighWatermark)
 	assert.Equal(t, int64(21), recv(t, rb).Partition.HighWatermark)
+}
+
+// A request goes with one rack setting: a partition asking without the
+// rack (the Reader asks the leader itself to serve it) waits for the next
+// request, so the one it is left out of polls short.
+func TestEngineLeftOutPartitionShortensThePoll(t *testing.T) {
+	c := newFakeConn()
+	c.hold = make(chan struct{})
+	e := testEngine(t, c, Config{JoinSettle: -1})
+	a, b := want(0, 10), want(1, 20)
+	a.Rack = "a"
+	req, ra, rb := queueBehind(t, c, e, a, b)
+	require.Len(t, partitions(req), 1, "one rack setting per request")
+	assert.Equal(t, int32(HeldPoll/time.Millisecond), req.MaxWaitMs, "the other partition waits for this request: a short poll")
+	c.hold <- struct{}{}
+	close(c.hold)
+	req2 := sent(t, c)
+	require.Len(t, partitions(req2), 1)
+	assert.NotEqual(t, req.RackID, req2.RackID)
+	assert.Equal(t, int32(MaxLongPoll/time.Millisecond), req2.MaxWaitMs, "nobody left waiting: a long poll")
+	recv(t, ra)
+	recv(t, rb)
 }
 
 // A partition that does not come back is waited for at most Linger.
@@ -423,7 +445,7 @@ func TestEngineDialFailure(t *testing.T) {
 	boom := errors.New("refused")
 	e := New(Config{
 		Dial:    func(context.Context, int) (Conn, error) { return nil, boom },
-		MaxWait: func(protocol.Versions, bool, string) time.Duration { return time.Second },
+		MaxWait: func(bool) time.Duration { return time.Second },
 	})
 	defer e.Close()
 	r := e.Fetch(context.Background(), 1, want(0, 0))
@@ -456,7 +478,7 @@ func TestEngineOneLoopPerBroker(t *testing.T) {
 	conns := map[int]*fakeConn{1: newFakeConn(), 2: newFakeConn()}
 	e := New(Config{
 		Dial:    func(_ context.Context, b int) (Conn, error) { return conns[b], nil },
-		MaxWait: func(protocol.Versions, bool, string) time.Duration { return time.Second },
+		MaxWait: func(bool) time.Duration { return time.Second },
 	})
 	defer e.Close()
 	a, b := fetchAsync(e, 1, want(0, 0)), fetchAsync(e, 2, want(1, 0))
@@ -512,7 +534,7 @@ func (c *sessionConn) Fetch(ctx context.Context, req *protocol.FetchRequest, by 
 func sessionEngine(t *testing.T, c *sessionConn) *Engine {
 	e := New(Config{
 		Dial:    func(context.Context, int) (Conn, error) { return c, nil },
-		MaxWait: func(protocol.Versions, bool, string) time.Duration { return time.Second },
+		MaxWait: func(bool) time.Duration { return time.Second },
 	})
 	t.Cleanup(e.Close)
 	return e
@@ -628,7 +650,7 @@ func TestEngineIdleConnectionClosed(t *testing.T) {
 			mu.Unlock()
 			return c, nil
 		},
-		MaxWait:     func(protocol.Versions, bool, string) time.Duration { return time.Second },
+		MaxWait:     func(bool) time.Duration { return time.Second },
 		IdleTimeout: 20 * time.Millisecond,
 	})
 	defer e.Close()
