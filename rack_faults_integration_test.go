@@ -1014,6 +1014,7 @@ func TestRackFaultsAcceptance(t *testing.T) {
 
 	// --- kill -9 of the rack-b broker, held until it is out of every ISR.
 	w1 := h.begin("kill-b")
+	failedBefore := h.reader.RoutingStats().Reroutes[kafka.RerouteFollowerFailed]
 	h.setDown(b, true)
 	ktesting.KillBroker(t, b)
 	h.poll(60*time.Second, "the killed rack-b broker out of every ISR", func() bool {
@@ -1029,6 +1030,14 @@ func TestRackFaultsAcceptance(t *testing.T) {
 	h.setDown(b, false)
 	w1.restored = time.Now()
 	h.settle(w1)
+	// The leader names the dead broker until its ISR drops it; reads go
+	// back only once a probe reaches the broker (or the ISR takes it back),
+	// so each partition fails over once, not once per cooldown.
+	failed := h.reader.RoutingStats().Reroutes[kafka.RerouteFollowerFailed] - failedBefore
+	t.Logf("RACKFIGURE faults kill-b follower_failed=%d (partitions %d)", failed, rkPartitions)
+	if failed > rkPartitions {
+		t.Errorf("kill-b: %d moves for a failed follower, more than one per partition (%d): reads went back to the dead broker", failed, rkPartitions)
+	}
 
 	// --- SIGSTOP of the rack-b broker for 20 s.
 	w2 := h.begin("pause-b")

@@ -502,7 +502,9 @@ func (f *fetcher) probe(id int) {
 		defer r.join.Done()
 		err := fmt.Errorf("no address known for broker %d", id)
 		if ok {
-			ctx, cancel := context.WithTimeout(r.stctx, r.config.ReplicaStallTimeout+r.config.MaxWait)
+			// A frozen broker accepts the connection but never answers:
+			// the time a follower may stay silent bounds the probe too.
+			ctx, cancel := context.WithTimeout(r.stctx, r.config.ReplicaStallTimeout)
 			var c *Conn
 			c, err = r.config.Dialer.dialBroker(ctx, "tcp", b, Partition{})
 			cancel()

@@ -10,6 +10,8 @@ import (
 
 	"github.com/rackfetch/kafka-go/protocol"
 	"github.com/rackfetch/kafka-go/testing/fakebroker"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // rtRackCluster: brokers 1, 2, 3 in racks a, b, c; topic t with one
@@ -198,4 +200,51 @@ func TestReaderRackLeaderNotCutByStallTimeout(t *testing.T) {
 	if n := leader.Requests(protocol.Fetch); n != 1 {
 		t.Errorf("%d fetches sent to the leader, want 1 (a held fetch was cut and retried)", n)
 	}
+}
+
+// The follower dies and the leader keeps naming it (as a real leader does
+// until replica.lag.time.max.ms drops it from the ISR): the Reader fails
+// over once and, when the 2 s cooldown is up, probes the broker instead of
+// sending reads back to it; once it listens again, a probe reaches it and
+// reads return. Nothing is lost meanwhile.
+func TestReaderRackDeadFollowerProbedBeforeReturn(t *testing.T) {
+	c := rtRackCluster(t, true)
+	rtAppend(c, 0, 0, 4)
+	log := &rtLogger{}
+	r := rtRackReader(t, c, log)
+	rtExpect(t, r, 0, 4)
+	require.Equal(t, 2, r.RoutingStats().Partitions[0].Broker, "read from the rack-b follower")
+
+	follower := c.Broker(2)
+	follower.StopUnnoticed()
+	start := time.Now()
+	next := 4
+	readOne := func() {
+		rtAppend(c, 0, next, 1)
+		rtExpect(t, r, next, 1)
+		next++
+	}
+	// Past the first cooldown (2 s) and a few probes: reads stay on the
+	// leader, which keeps naming the dead follower.
+	pace := time.NewTicker(20 * time.Millisecond)
+	defer pace.Stop()
+	for time.Since(start) < 4*time.Second {
+		readOne()
+		<-pace.C
+	}
+	rs := r.RoutingStats()
+	assert.Equal(t, int64(1), rs.Reroutes[RerouteFollowerFailed], "the dead follower was read again after its cooldown")
+	assert.Equal(t, 1, rs.Partitions[0].Broker, "reads stay on the leader while the follower is down")
+	assert.Empty(t, log.find("answers again"), "a probe reached a stopped broker")
+
+	follower.Start()
+	deadline := time.Now().Add(10 * time.Second)
+	for r.RoutingStats().Partitions[0].Broker != 2 {
+		require.True(t, time.Now().Before(deadline), "reads not back on broker 2 10 s after it listens again")
+		readOne()
+		<-pace.C
+	}
+	assert.NotEmpty(t, log.find("broker 2 (rack b) answers again"))
+	assert.Equal(t, int64(1), r.RoutingStats().Reroutes[RerouteFollowerFailed])
+	readOne()
 }

@@ -134,7 +134,7 @@ func (b *Broker) preferredReadReplica(pt *partition, rack string, offset int64) 
 	best, bestLEO := int32(-1), int64(-1)
 	for _, id := range pt.isr {
 		br := c.Broker(id)
-		if id == b.id || br == nil || br.rack != rack || !br.Running() || slices.Contains(pt.offline, id) {
+		if id == b.id || br == nil || br.rack != rack || !br.seenUp() || slices.Contains(pt.offline, id) {
 			continue
 		}
 		leo := pt.leo(id)

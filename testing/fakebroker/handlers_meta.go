@@ -90,7 +90,7 @@ func (b *Broker) metadata(r *protocol.MetadataRequest, v int16) *protocol.Metada
 func (c *Cluster) running() map[int32]bool {
 	up := make(map[int32]bool, len(c.brokers))
 	for _, br := range c.brokers {
-		up[br.id] = br.Running()
+		up[br.id] = br.seenUp()
 	}
 	return up
 }
@@ -123,7 +123,7 @@ func (c *Cluster) topicMetadata(t *topic, running map[int32]bool) protocol.Metad
 // nodeEndpoint is the KIP-951 address of broker id, if it is up.
 func (c *Cluster) nodeEndpoint(id int32) (protocol.NodeEndpoint, bool) {
 	br := c.Broker(id)
-	if br == nil || !br.Running() {
+	if br == nil || !br.seenUp() {
 		return protocol.NodeEndpoint{}, false
 	}
 	ep := protocol.NodeEndpoint{NodeID: id, Host: br.Host(), Port: br.Port()}

@@ -28,6 +28,7 @@ type Broker struct {
 	conns      map[net.Conn]struct{}
 	stopped    chan struct{} // closed by Stop; releases held answers
 	running    bool
+	unnoticed  bool // stopped, but the cluster still takes it for alive
 	wg         sync.WaitGroup
 	maxVersion map[protocol.ApiKey]int16
 	handlers   map[protocol.ApiKey]HandlerFunc
@@ -83,6 +84,14 @@ func (b *Broker) Running() bool {
 	return b.running
 }
 
+// seenUp reports whether the cluster takes the broker for alive: running,
+// or stopped unnoticed (StopUnnoticed).
+func (b *Broker) seenUp() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.running || b.unnoticed
+}
+
 func (b *Broker) listen(addr string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -92,7 +101,7 @@ func (b *Broker) listen(addr string) error {
 	b.ln = ln
 	b.conns = map[net.Conn]struct{}{}
 	b.stopped = make(chan struct{})
-	b.running = true
+	b.running, b.unnoticed = true, false
 	b.wg.Add(1)
 	b.mu.Unlock()
 	go b.accept(ln)
@@ -120,6 +129,17 @@ func (b *Broker) Stop() {
 	}
 	b.mu.Unlock()
 	b.wg.Wait()
+}
+
+// StopUnnoticed stops the broker as Stop does, but the cluster does not
+// notice: metadata keeps listing it in its partitions' ISRs and leaders
+// keep naming it as a preferred read replica, as Kafka's do for a killed
+// follower until replica.lag.time.max.ms drops it from the ISR.
+func (b *Broker) StopUnnoticed() {
+	b.Stop()
+	b.mu.Lock()
+	b.unnoticed = !b.running
+	b.mu.Unlock()
 }
 
 // Start brings a stopped broker back on the same port.
