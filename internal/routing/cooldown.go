@@ -2,6 +2,7 @@ package routing
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,6 +43,9 @@ type Cooldowns struct {
 	mu      sync.Mutex
 	probe   bool // broker-level cooldowns wait for a probe (RequireProbe)
 	entries map[cooldownKey]*cooldownEntry
+	// unproven counts the entries waiting for a probe: ProbeDue, asked
+	// after every fetch, takes no lock while there is none.
+	unproven atomic.Int32
 	// waits: partitions whose client-selected replica is not readable yet,
 	// until when (choice.go); they keep metadata fresh too.
 	waits map[topicPartition]time.Time
@@ -118,8 +122,11 @@ func (c *Cooldowns) fail(broker int, tp topicPartition, now time.Time, limit tim
 		d = min(2*e.dur, limit)
 	}
 	until := now.Add(d)
-	c.entries[key] = &cooldownEntry{until: until, dur: d, cap: limit,
-		unproven: c.probe && tp == wholeBroker, nextProbe: until}
+	ne := &cooldownEntry{until: until, dur: d, cap: limit, unproven: c.probe && tp == wholeBroker, nextProbe: until}
+	if ne.unproven {
+		c.unproven.Add(1) // e, if any, was not waiting: not unproven
+	}
+	c.entries[key] = ne
 	return d
 }
 
@@ -137,7 +144,7 @@ func (c *Cooldowns) RequireProbe() {
 // probe, and which nobody probes now; the caller must report the outcome
 // with Probed. It hands out each broker at most once per probeGap.
 func (c *Cooldowns) ProbeDue(now time.Time) (int, bool) {
-	if c == nil {
+	if c == nil || c.unproven.Load() == 0 {
 		return 0, false
 	}
 	c.mu.Lock()
@@ -167,6 +174,7 @@ func (c *Cooldowns) Probed(broker int, reached bool, now time.Time) {
 	if reached {
 		// The cooldown ends now: a failure soon after makes the next grow.
 		e.unproven, e.until = false, now
+		c.unproven.Add(-1)
 		return
 	}
 	e.nextProbe = now.Add(probeGap)
@@ -238,7 +246,10 @@ func (c *Cooldowns) observeISR(broker int, tp topicPartition, inISR bool, now ti
 			e.seenOut[tp] = true
 		case e.seenOut[tp]:
 			e.until, e.seenOut = now, nil // back in the ISR: healthy
-			e.unproven = false
+			if e.unproven {
+				e.unproven = false
+				c.unproven.Add(-1)
+			}
 			ended = true
 		}
 	}

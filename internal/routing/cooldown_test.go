@@ -191,6 +191,7 @@ func TestCooldownWaitsForProbe(t *testing.T) {
 
 	end := at + 2*limit
 	c.Probed(2, true, cdAt(end))
+	assert.Zero(t, c.unproven.Load())
 	assert.False(t, c.cooling(2, cdP0, cdAt(end)), "the broker answered: its cooldown is over")
 	_, due = c.ProbeDue(cdAt(end))
 	assert.False(t, due)
@@ -230,6 +231,7 @@ func TestCooldownProbeScopeAndISR(t *testing.T) {
 	require.True(t, c.cooling(2, cdP0, cdAt(10*time.Second)))
 	assert.True(t, c.observeISR(2, cdP0, true, cdAt(10*time.Second)), "back in the ISR after it was seen out")
 	assert.False(t, c.cooling(2, cdP1, cdAt(10*time.Second)), "the ISR is proof enough: no probe needed")
+	assert.Zero(t, c.unproven.Load())
 	_, due = c.ProbeDue(cdAt(10 * time.Second))
 	assert.False(t, due)
 }
