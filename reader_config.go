@@ -260,9 +260,10 @@ type ReaderConfig struct {
 	// each time the same replica fails again soon after, up to this cap; it
 	// ends early once metadata shows the replica back in the ISR after it
 	// had left it. A broker failure (dial, disconnect, stall) cools the
-	// broker down for every partition, and at its end the Reader probes the
-	// broker (connects, asks its API versions) before reading from it
-	// again; a partition error cools down only that partition's replica.
+	// broker down for every partition, and at its end (or when the ISR takes
+	// it back) the Reader probes the broker (connects, asks its API
+	// versions) before reading from it again; a partition error cools down
+	// only that partition's replica.
 	//
 	// Default: 5m
 	ReplicaCooldown time.Duration

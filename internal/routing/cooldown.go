@@ -23,14 +23,16 @@ import (
 // end of a cooldown is the probe: the leader's next naming sends reads
 // there again, and a failure then earns the next, longer cooldown.
 //
-// A cooldown also ends early on evidence of health: fresh metadata (or the
-// leader, which only names in-sync replicas) showing the replica in the ISR
-// of a partition for which metadata had shown it out of the ISR since it
-// failed. A replica the broker dropped from the ISR and took back has
-// caught up: it is healthy again, however long its cooldown was.
+// A cooldown also ends early on evidence of health: fresh metadata (or
+// the leader's naming: since Kafka 3.4 it names in-sync replicas only)
+// showing the replica in the ISR of a partition for which metadata had
+// shown it out of the ISR since it failed. A replica the broker dropped
+// from the ISR and took back has caught up: it is healthy again, however
+// long its cooldown was.
 //
 // With RequireProbe, a broker-level cooldown ends only once the broker has
-// answered a probe (ProbeDue, Probed) or rejoined the ISR: a killed
+// answered a probe (ProbeDue, Probed); the ISR taking it back only makes
+// the probe due at once. A killed
 // follower stays in the leader's ISR, and is named by it, for up to
 // replica.lag.time.max.ms (30 s by default) after it died, so the end of
 // a 2 s cooldown alone would send every partition back to a dead broker,
@@ -131,9 +133,9 @@ func (c *Cooldowns) fail(broker int, tp topicPartition, now time.Time, limit tim
 }
 
 // RequireProbe makes every later broker-level cooldown last until the
-// broker answers a probe (or rejoins the ISR), however long that takes.
-// The caller probes: ProbeDue names a broker to probe, Probed reports the
-// outcome.
+// broker answers a probe, however long that takes (the ISR taking it back
+// only makes the probe due). The caller probes: ProbeDue names a broker to
+// probe, Probed reports the outcome.
 func (c *Cooldowns) RequireProbe() {
 	c.mu.Lock()
 	c.probe = true
@@ -244,12 +246,17 @@ func (c *Cooldowns) observeISR(broker int, tp topicPartition, inISR bool, now ti
 				e.seenOut = map[topicPartition]bool{}
 			}
 			e.seenOut[tp] = true
+		case e.seenOut[tp] && e.unproven:
+			// Not proof for a broker that failed as a whole: a ZooKeeper
+			// broker's metadata cache may list a dead broker after another
+			// dropped it, and leaders before Kafka 3.4 name replicas out of
+			// the ISR (KAFKA-14372). Its time is up; a probe decides now.
+			e.seenOut = nil
+			if now.Before(e.until) {
+				e.until, e.nextProbe = now, now
+			}
 		case e.seenOut[tp]:
 			e.until, e.seenOut = now, nil // back in the ISR: healthy
-			if e.unproven {
-				e.unproven = false
-				c.unproven.Add(-1)
-			}
 			ended = true
 		}
 	}

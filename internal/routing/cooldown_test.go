@@ -217,7 +217,8 @@ func TestCooldownLostProbe(t *testing.T) {
 }
 
 // Only broker-level cooldowns wait for a probe: a partition's replica
-// error says nothing a connection could disprove. The ISR ends either.
+// error says nothing a connection could disprove. The ISR's word ends a
+// pair's cooldown, and makes a broker's probe due.
 func TestCooldownProbeScopeAndISR(t *testing.T) {
 	c := NewCooldowns()
 	c.RequireProbe()
@@ -227,13 +228,24 @@ func TestCooldownProbeScopeAndISR(t *testing.T) {
 	assert.False(t, due)
 
 	c.fail(2, wholeBroker, cdT0, time.Minute)
-	assert.False(t, c.observeISR(2, cdP0, false, cdAt(time.Second)))
-	require.True(t, c.cooling(2, cdP0, cdAt(10*time.Second)))
-	assert.True(t, c.observeISR(2, cdP0, true, cdAt(10*time.Second)), "back in the ISR after it was seen out")
-	assert.False(t, c.cooling(2, cdP1, cdAt(10*time.Second)), "the ISR is proof enough: no probe needed")
+	assert.False(t, c.observeISR(2, cdP0, false, cdAt(time.Second/2)))
+	// Back in the ISR after it was seen out, before the cooldown's time:
+	// not proof that the broker answers (stale metadata of a ZooKeeper
+	// broker, a leader before 3.4 naming it), but the probe is due at once.
+	assert.False(t, c.observeISR(2, cdP0, true, cdAt(time.Second)), "the ISR alone ends no broker-level cooldown")
+	assert.True(t, c.cooling(2, cdP1, cdAt(10*time.Second)), "still waiting for a probe")
+	b, due := c.ProbeDue(cdAt(time.Second))
+	require.True(t, due, "the probe is due as soon as the ISR takes the broker back")
+	assert.Equal(t, 2, b)
+	c.Probed(2, true, cdAt(time.Second+time.Millisecond))
+	assert.False(t, c.cooling(2, cdP1, cdAt(time.Second+time.Millisecond)))
 	assert.Zero(t, c.unproven.Load())
-	_, due = c.ProbeDue(cdAt(10 * time.Second))
-	assert.False(t, due)
+
+	// A pair's cooldown still ends with the ISR's word.
+	c.fail(3, cdP1, cdT0, time.Minute)
+	c.observeISR(3, cdP1, false, cdAt(time.Second))
+	assert.True(t, c.observeISR(3, cdP1, true, cdAt(time.Second)), "back in the ISR after it was seen out")
+	assert.False(t, c.cooling(3, cdP1, cdAt(time.Second)))
 }
 
 // Without RequireProbe nothing changes: the time ends a cooldown and no

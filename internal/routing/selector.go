@@ -615,9 +615,10 @@ func (s *Selector) onLeaderAnswer(ev Event, now time.Time, d *Decision) {
 			d.Backoff = routeBackoffStep(s.cfg.FollowerBackoffMin, s.cfg.FollowerBackoffMax, s.refusals)
 		}
 	}
-	// The leader names only in-sync replicas: for a replica metadata had
-	// shown out of the ISR since it failed, this is the news that it is
-	// back, which ends its cooldown.
+	// Since Kafka 3.4 the leader names only in-sync replicas: for a
+	// replica metadata had shown out of the ISR since it failed, this is
+	// the news that it is back, which ends its cooldown (a broker-level
+	// one waits for its probe still).
 	s.cooldown.observeISR(x, s.tp(), true, now)
 	if !s.inSync(x) {
 		// Our metadata lags the leader's view: refresh it, once per hold

@@ -414,6 +414,19 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 			prep:  func(c *Cooldowns) { c.fail(2, wholeBroker, rsT0, time.Hour) },
 			setup: []Event{evNamed(500*time.Millisecond, 1, 2), evMeta(time.Second, rsPart(1, 5, 1, 3)), evMeta(1500*time.Millisecond, rsDefault)},
 			ev:    evFetch(1600*time.Millisecond, 1, -1), want: Decision{Broker: 1}},
+		// With probes, the ISR is not proof that a broker which failed as a
+		// whole answers: a ZooKeeper broker's stale cache lists it again, a
+		// leader before 3.4 names it out of the ISR. The probe is due at once.
+		{name: "probing: a dead follower seen out of the ISR and back waits for its probe", cfg: &Config{Rack: "b", Cooldown: time.Hour},
+			prep:  func(c *Cooldowns) { c.RequireProbe(); c.fail(2, wholeBroker, rsT0, time.Hour) },
+			setup: []Event{evNamed(500*time.Millisecond, 1, 2), evMeta(time.Second, rsPart(1, 5, 1, 3))},
+			ev:    evMeta(1500*time.Millisecond, rsDefault),
+			want:  Decision{Broker: 1, OmitRack: true, Probe: true, ProbeBroker: 2}},
+		{name: "probing: a leader before 3.4 naming a follower seen out of the ISR", cfg: &Config{Rack: "b", Cooldown: time.Hour},
+			prep:  func(c *Cooldowns) { c.RequireProbe(); c.fail(2, wholeBroker, rsT0, time.Hour) },
+			setup: []Event{evMeta(time.Second, rsPart(1, 5, 1, 3)), evNamed(1500*time.Millisecond, 1, 2), evMeta(1600*time.Millisecond, rsDefault)},
+			ev:    evNamed(1700*time.Millisecond, 1, 2),
+			want:  Decision{Broker: 1, Reason: ReasonCoolingDown, Backoff: 100 * time.Millisecond, OmitRack: true}},
 		{name: "a replica never seen out of the ISR stays cooling when named", cfg: &Config{Rack: "b", Cooldown: time.Hour},
 			prep:  func(c *Cooldowns) { c.fail(2, wholeBroker, rsT0, time.Hour) },
 			setup: []Event{evMeta(time.Second, rsDefault)},
