@@ -32,12 +32,11 @@ import (
 //
 // With RequireProbe, a broker-level cooldown ends only once the broker has
 // answered a probe (ProbeDue, Probed); the ISR taking it back only makes
-// the probe due at once. A killed
-// follower stays in the leader's ISR, and is named by it, for up to
-// replica.lag.time.max.ms (30 s by default) after it died, so the end of
-// a 2 s cooldown alone would send every partition back to a dead broker,
-// fail again, grow the cooldown and use up the flap budget the partition
-// needs once the broker is really back.
+// the probe due at once. A killed follower stays in the leader's ISR, and
+// is named by it, for up to replica.lag.time.max.ms (30 s by default)
+// after it died, so the end of a 2 s cooldown alone would send every
+// partition back to a dead broker, fail again, grow the cooldown and use
+// up the flap budget the partition needs once the broker is really back.
 //
 // Time comes from the callers, so the cache is as deterministic as the
 // selectors using it.
