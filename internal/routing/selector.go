@@ -58,6 +58,7 @@ import "time"
 //	F    metadata, F out of the ISR/offline/unknown → L                          ReasonFollowerGone
 //	any  metadata without a leader                  → unchanged, RefreshMetadata, Backoff
 //	any  metadata, a cooling replica back in the ISR after it was seen out → its cooldown ends
+//	     (with Cooldowns.RequireProbe a broker-level one's probe is due at once instead)
 //	any  a broker-level cooldown over, Cooldowns.RequireProbe → Probe it; refused until it answers
 //	     (a follower lagging the leader by more than MaxFollowerLag: lag.go)
 //
