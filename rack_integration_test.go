@@ -791,22 +791,34 @@ func (h *rkHarness) readLog(p int) []uint64 {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var conn *kafka.Conn
-	var err error
-	for attempt := 0; ; attempt++ {
+	var last int64
+	for {
+		var err error
 		conn, err = newDialer().DialLeader(ctx, "tcp", h.bootAddr, h.topic, p)
-		if err == nil {
+		if err != nil {
+			if ctx.Err() != nil {
+				h.t.Fatalf("reading partition %d from its leader: %v", p, err)
+			}
+			continue
+		}
+		conn.SetDeadline(time.Now().Add(60 * time.Second))
+		if last, err = conn.ReadLastOffset(); err == nil {
 			break
 		}
-		if ctx.Err() != nil {
-			h.t.Fatalf("reading partition %d from its leader: %v", p, err)
+		conn.Close()
+		// A leader elected by the last fault answers OFFSET_NOT_AVAILABLE
+		// until its high watermark catches up: ask again.
+		var kerr kafka.Error
+		if !errors.As(err, &kerr) || !kerr.Temporary() {
+			h.t.Fatalf("last offset of partition %d: %v", p, err)
+		}
+		select {
+		case <-ctx.Done():
+			h.t.Fatalf("last offset of partition %d: %v", p, err)
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(60 * time.Second))
-	last, err := conn.ReadLastOffset()
-	if err != nil {
-		h.t.Fatalf("last offset of partition %d: %v", p, err)
-	}
 	out := make([]uint64, 0, last)
 	if _, err := conn.Seek(0, kafka.SeekAbsolute|kafka.SeekDontCheck); err != nil {
 		h.t.Fatal(err)
