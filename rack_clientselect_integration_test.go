@@ -180,7 +180,11 @@ func csSteadyState(t *testing.T, c *ktesting.Cluster) {
 	toAll := h.poll(60*time.Second, "every partition reading from the rack-b broker", func() bool { return h.mon.routedTo(h.follower) })
 	rkFigure(t, "clientselect_time_to_all_partitions_on_follower_s", "%s", rkSeconds(toAll))
 	h.poll(60*time.Second, "the backlog read", func() bool {
-		return h.caughtUp([rkPartitions]int64{1000, 1000, 1000, 1000, 1000, 1000})
+		var want [rkPartitions]int64
+		for p := range want {
+			want[p] = 1000
+		}
+		return h.caughtUp(want)
 	})
 	h.hold(steady)
 	k1, s1 := h.sockets.snapshot(), h.mon.snapshot()
@@ -289,8 +293,8 @@ func csRollingRestart(t *testing.T, c *ktesting.Cluster, chaos *csChaos) {
 }
 
 // Three group Readers in racks a, b and c, each with the rack-affinity
-// balancer and the client selector, over 6 partitions replicated in every
-// rack: two partitions each, every byte read in the member's own rack.
+// balancer and the client selector, over rkPartitions partitions replicated in every
+// rack: a third of the partitions each, every byte read in the member's own rack.
 func csGroup(t *testing.T, c *ktesting.Cluster) {
 	const n = 1000 // messages per partition: the group protocol's own bytes (to the coordinator) stay under 1 %
 	a, b, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "b"), brokerInRack(t, c, "c")
@@ -386,12 +390,12 @@ func csGroup(t *testing.T, c *ktesting.Cluster) {
 			m.mu.Unlock()
 		}
 	}
-	eventually(t, 90*time.Second, "each member reading two partitions to their end", func() bool {
+	eventually(t, 90*time.Second, "each member reading a third of the partitions to their end", func() bool {
 		poll()
 		seen := map[int]bool{}
 		for _, m := range members {
 			m.mu.Lock()
-			ok := len(m.parts) == 2
+			ok := len(m.parts) == rkPartitions/3
 			for p := range m.parts {
 				seen[p] = true
 				ok = ok && m.next[p] == n

@@ -26,6 +26,8 @@ package kafka_test
 //
 //	go test -count=1 -v -run TestRackFaultsAcceptance -timeout 10m . | grep RACKFIGURE
 //
+// With -tags rackmany the topic has 60 partitions (rack_partitions_many_test.go).
+//
 // Columns: lost = acknowledged (acked in the window) and never read;
 // ooo = returned at an offset below one already returned, within one
 // Reader run; dup = an offset returned twice within one Reader run;

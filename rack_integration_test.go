@@ -44,10 +44,13 @@ import (
 	ktesting "github.com/rackfetch/kafka-go/testing"
 )
 
+// rkPartitions, the partitions of the rack tests' topics, is in
+// rack_partitions_test.go (6) or, built with -tags rackmany,
+// rack_partitions_many_test.go (60).
+
 const (
-	rkPartitions = 6
-	rkRack       = "b"
-	rkValueSize  = 1024
+	rkRack      = "b"
+	rkValueSize = 1024
 )
 
 // rkFigure logs one measured figure in the greppable report format.
