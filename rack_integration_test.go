@@ -797,27 +797,24 @@ func (h *rkHarness) readLog(p int) []uint64 {
 	var last int64
 	for {
 		var err error
-		conn, err = newDialer().DialLeader(ctx, "tcp", h.bootAddr, h.topic, p)
-		if err != nil {
-			if ctx.Err() != nil {
-				h.t.Fatalf("reading partition %d from its leader: %v", p, err)
+		if conn, err = newDialer().DialLeader(ctx, "tcp", h.bootAddr, h.topic, p); err == nil {
+			conn.SetDeadline(time.Now().Add(60 * time.Second))
+			if last, err = conn.ReadLastOffset(); err == nil {
+				break
 			}
-			continue
+			conn.Close()
+			// A leader elected by the last fault answers OFFSET_NOT_AVAILABLE
+			// until its high watermark catches up: ask again.
+			var kerr kafka.Error
+			if !errors.As(err, &kerr) || !kerr.Temporary() {
+				h.t.Fatalf("last offset of partition %d: %v", p, err)
+			}
 		}
-		conn.SetDeadline(time.Now().Add(60 * time.Second))
-		if last, err = conn.ReadLastOffset(); err == nil {
-			break
-		}
-		conn.Close()
-		// A leader elected by the last fault answers OFFSET_NOT_AVAILABLE
-		// until its high watermark catches up: ask again.
-		var kerr kafka.Error
-		if !errors.As(err, &kerr) || !kerr.Temporary() {
-			h.t.Fatalf("last offset of partition %d: %v", p, err)
-		}
+		// A failed dial (the leader moving) and a retriable answer both
+		// wait a moment before the next try.
 		select {
 		case <-ctx.Done():
-			h.t.Fatalf("last offset of partition %d: %v", p, err)
+			h.t.Fatalf("last offset of partition %d from its leader: %v", p, err)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
