@@ -936,7 +936,7 @@ func (q *readerQueue) pop(ctx context.Context, m *Message) (*queuedRun, error) {
 // before the application reads them (the read-ahead budget is large), so a
 // value is rarely still in cache: the load overlaps the application's work
 // on the records in between instead of stalling its read of the value
-// (11 % less CPU with 1 KiB values, bench/RESULTS.md). FetchBatch needs no
+// (7-11 % less CPU with 1 KiB values, bench/RESULTS.md). FetchBatch needs no
 // such hint: a loop over a batch's messages overlaps the loads by itself.
 const prefetchAhead = 4
 
