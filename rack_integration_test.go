@@ -788,58 +788,72 @@ func (h *rkHarness) finish() {
 }
 
 // readLog returns the hashes of every value of partition p, read from its
-// leader with a plain Conn (no rack, no Reader).
+// leader with a plain Conn (no rack, no Reader). Right after a fault the
+// leader may not be settled: a dial fails while it moves, a new leader
+// answers OFFSET_NOT_AVAILABLE until its high watermark catches up, and
+// metadata from a broker that has not heard of the new leader epoch yet
+// gets the fetch refused (FENCED_LEADER_EPOCH, seen on Kafka 2.8). Each is
+// retried on a new connection, from the first offset not yet read.
 func (h *rkHarness) readLog(p int) []uint64 {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var conn *kafka.Conn
-	var last int64
+	var out []uint64
 	for {
-		var err error
-		if conn, err = newDialer().DialLeader(ctx, "tcp", h.bootAddr, h.topic, p); err == nil {
-			conn.SetDeadline(time.Now().Add(60 * time.Second))
-			if last, err = conn.ReadLastOffset(); err == nil {
-				break
-			}
-			conn.Close()
-			// A leader elected by the last fault answers OFFSET_NOT_AVAILABLE
-			// until its high watermark catches up: ask again.
-			var kerr kafka.Error
-			if !errors.As(err, &kerr) || !kerr.Temporary() {
-				h.t.Fatalf("last offset of partition %d: %v", p, err)
-			}
+		err := h.readLogFrom(ctx, p, &out)
+		if err == nil {
+			return out
 		}
-		// A failed dial (the leader moving) and a retriable answer both
-		// wait a moment before the next try.
+		// An error that is not a broker's answer is the leader moving or
+		// restarting: retried too.
+		var kerr kafka.Error
+		if errors.As(err, &kerr) && !kerr.Temporary() {
+			h.t.Fatalf("reading partition %d from its leader: %v", p, err)
+		}
 		select {
 		case <-ctx.Done():
-			h.t.Fatalf("last offset of partition %d from its leader: %v", p, err)
+			h.t.Fatalf("reading partition %d from its leader: %v", p, err)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	defer conn.Close()
-	out := make([]uint64, 0, last)
-	if _, err := conn.Seek(0, kafka.SeekAbsolute|kafka.SeekDontCheck); err != nil {
-		h.t.Fatal(err)
+}
+
+// readLogFrom appends to *out the hashes of partition p's values from
+// offset len(*out) to the leader's last offset, on a new connection.
+func (h *rkHarness) readLogFrom(ctx context.Context, p int, out *[]uint64) error {
+	conn, err := newDialer().DialLeader(ctx, "tcp", h.bootAddr, h.topic, p)
+	if err != nil {
+		return err
 	}
-	for int64(len(out)) < last {
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(60 * time.Second))
+	last, err := conn.ReadLastOffset()
+	if err != nil {
+		return fmt.Errorf("last offset: %w", err)
+	}
+	if *out == nil {
+		*out = make([]uint64, 0, last)
+	}
+	if _, err := conn.Seek(int64(len(*out)), kafka.SeekAbsolute|kafka.SeekDontCheck); err != nil {
+		return err
+	}
+	for int64(len(*out)) < last {
 		b := conn.ReadBatchWith(kafka.ReadBatchConfig{MinBytes: 1, MaxBytes: 4 << 20, MaxWait: time.Second})
 		for {
 			m, err := b.ReadMessage()
 			if err != nil {
 				break
 			}
-			if m.Offset != int64(len(out)) {
-				h.t.Fatalf("partition %d: the log has offset %d where %d was expected", p, m.Offset, len(out))
+			if m.Offset != int64(len(*out)) {
+				h.t.Fatalf("partition %d: the log has offset %d where %d was expected", p, m.Offset, len(*out))
 			}
-			out = append(out, rkHash(m.Value))
+			*out = append(*out, rkHash(m.Value))
 		}
 		if err := b.Close(); err != nil {
-			h.t.Fatalf("reading partition %d from its leader: %v", p, err)
+			return err
 		}
 	}
-	return out
+	return nil
 }
 
 // figures logs the byte shares between two points, from the Readers' stats
