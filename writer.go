@@ -111,9 +111,24 @@ type Writer struct {
 	Balancer Balancer
 
 	// Limit on how many attempts will be made to deliver a message.
+	// An attempt that could not reach the partition's leader (its dial
+	// failed, or no leader is known while one is being elected) does not
+	// count: it waits for the metadata to name a reachable leader, within
+	// DeliveryTimeout.
 	//
 	// The default is to try at most 10 times.
 	MaxAttempts int
+
+	// DeliveryTimeout bounds how long a message waits for its partition's
+	// leader to become reachable, from when it was handed to the Writer:
+	// past it, the attempt that cannot reach the leader fails the message.
+	// A leader killed with kill -9 stays in the metadata until the
+	// cluster elects another (broker.session.timeout.ms, ~9 s; a
+	// ZooKeeper cluster's session timeout, 18 s), which ten attempts at
+	// most a second apart did not outlast.
+	//
+	// Default: 30s
+	DeliveryTimeout time.Duration
 
 	// WriteBackoffMin optionally sets the smallest amount of time the writer
 	// waits before it attempts to write a batch of messages again.
@@ -632,6 +647,8 @@ func (w *Writer) balancer() Balancer {
 }
 
 func (w *Writer) maxAttempts() int { return positiveOr(w.MaxAttempts, 10) }
+
+func (w *Writer) deliveryTimeout() time.Duration { return positiveOr(w.DeliveryTimeout, 30*time.Second) }
 
 func (w *Writer) writeBackoffMin() time.Duration {
 	return positiveOr(w.WriteBackoffMin, 100*time.Millisecond)

@@ -115,6 +115,7 @@ type writeBatch struct {
 	timer    *time.Timer // BatchTimeout of asynchronous writers
 	attempts int         // failed attempts
 	moves    int         // of which abandoned for a new leader
+	waits    int         // of which could not reach the leader (not counted against MaxAttempts)
 	settling int         // NotLeader answers of the new leader since
 	sent     bool
 	done     chan struct{}
@@ -292,7 +293,7 @@ func (c *writerCore) schedule(pw *partWriter) {
 			}
 			c.mu.Unlock()
 			if b != nil {
-				c.failed(pw, b, err)
+				c.failed(pw, b, &leaderUnreachableError{Topic: pw.key.topic, Partition: pw.key.partition, ID: -1, Err: err})
 			}
 		}()
 		return
@@ -377,7 +378,12 @@ func (c *writerCore) failed(pw *partWriter, b *writeBatch, err error) {
 		c.complete(pw, b, MessageTooLargeError{Message: b.msgs[0]})
 		return
 	}
-	if !retriable || b.attempts >= w.maxAttempts() || c.tc.context().Err() != nil {
+	var unreachable *leaderUnreachableError
+	if errors.As(err, &unreachable) {
+		b.waits++
+	}
+	if !retriable || c.tc.context().Err() != nil || b.attempts-b.waits >= w.maxAttempts() ||
+		(unreachable != nil && time.Since(b.created) >= w.deliveryTimeout()) {
 		c.complete(pw, b, err)
 		return
 	}
@@ -755,7 +761,7 @@ func (bw *brokerWriter) roundTrip(ctx context.Context, b Broker, req *protocol.P
 		if bw.conn == nil {
 			conn, err := c.tc.dialProduce(ctx, b)
 			if err != nil {
-				return nil, fmt.Errorf("connecting to broker %d (%s): %w", b.ID, addr, err)
+				return nil, &leaderUnreachableError{ID: b.ID, Addr: addr, Err: err}
 			}
 			bw.conn, bw.connAddr = conn, addr
 		}
