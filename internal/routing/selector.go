@@ -60,6 +60,8 @@ import "time"
 //	any  metadata, a cooling replica back in the ISR after it was seen out → its cooldown ends
 //	     (with Cooldowns.RequireProbe a broker-level one's probe is due at once instead)
 //	any  a broker-level cooldown over, Cooldowns.RequireProbe → Probe it; refused until it answers
+//	     (a refused probe is asked again 1 s later, doubling up to 30 s: cooldown_probe.go)
+//	any  metadata no longer listing a broker (Cooldowns.Listed) → its cooldowns and probe are forgotten
 //	     (a follower lagging the leader by more than MaxFollowerLag: lag.go)
 //
 // With a client-side ReplicaSelector (choice.go), C being its pick

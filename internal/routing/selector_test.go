@@ -1129,7 +1129,7 @@ func TestRouteDeadFollowerWaitsForProbe(t *testing.T) {
 	if d := s.step(evErr(time.Second, 2, connLost)); d.Broker != 1 || d.Reason != ReasonFollowerFailed || d.Probe {
 		t.Fatalf("the follower's connection lost: %+v", d)
 	}
-	probes := 0
+	var probes []time.Duration
 	at := time.Second + 100*time.Millisecond
 	for ; at < 40*time.Second; at += 100 * time.Millisecond {
 		d := s.step(evNamed(at, 1, 2))
@@ -1140,18 +1140,25 @@ func TestRouteDeadFollowerWaitsForProbe(t *testing.T) {
 			if d.ProbeBroker != 2 || at < time.Second+cooldownMin {
 				t.Fatalf("probe at +%v: %+v", at, d)
 			}
-			probes++
+			probes = append(probes, at)
 			c.Probed(2, false, rsT0.Add(at)) // connection refused
 		}
 	}
-	// One probe per probeGap (and the step) once the 2 s are up.
-	if want := int((at-time.Second-cooldownMin)/probeGap) + 1; probes < want-2 || probes > want {
-		t.Fatalf("%d probes in %v, want about %d", probes, at, want)
+	// The first probe once the 2 s are up, then 1 s, 2 s, 4 s... apart.
+	if len(probes) == 0 || probes[0] != time.Second+cooldownMin {
+		t.Fatalf("probes at %v, the first at +%v", probes, time.Second+cooldownMin)
+	}
+	for i := 1; i < len(probes); i++ {
+		if gap := probes[i] - probes[i-1]; gap != probeWait(i) {
+			t.Fatalf("probes at %v: gap %d is %v, want %v", probes, i, gap, probeWait(i))
+		}
+	}
+	if len(probes) != 6 {
+		t.Fatalf("probes at %v: want 6 within 40 s", probes)
 	}
 	d := s.step(evNamed(at, 1, 2))
-	if !d.Probe {
-		at += probeGap
-		d = s.step(evNamed(at, 1, 2))
+	for ; !d.Probe && at < 2*time.Minute; d = s.step(evNamed(at, 1, 2)) {
+		at += 100 * time.Millisecond
 	}
 	if !d.Probe {
 		t.Fatalf("no probe due at +%v: %+v", at, d)
@@ -1164,7 +1171,8 @@ func TestRouteDeadFollowerWaitsForProbe(t *testing.T) {
 	if d := s.step(evNamed(at+20*time.Millisecond, 1, 2)); d != (Decision{Broker: 2, Changed: true, Reason: ReasonPreferred}) {
 		t.Fatalf("broker 2 answers again: %+v", d)
 	}
-	if n := len(s.switches); n != 2 {
-		t.Fatalf("%d leases, want 2 (before the failure and after the probe)", n)
+	s.pruneSwitches(rsT0.Add(at))
+	if n := len(s.switches); n != 1 {
+		t.Fatalf("%d leases in the last minute, want 1 (after the probe)", n)
 	}
 }
