@@ -30,6 +30,7 @@ type metadataCache struct {
 	// must not be read through what was learned of the first.
 	clusterID    string
 	brokers      map[int]Broker
+	listed       []int // the brokers of the latest answer that listed any
 	partitions   map[topicPartition]Partition
 	topics       map[string][]int // partition ids per topic, sorted
 	incarnations map[string]topicIncarnation
@@ -209,6 +210,15 @@ func (cl *metadataCache) brokerList() []Broker {
 	return out
 }
 
+// listedBrokers returns the IDs of the brokers the latest Metadata answer
+// listed (every broker the answering one knows alive); brokers keeps the
+// address of every broker ever seen.
+func (cl *metadataCache) listedBrokers() []int {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	return cl.listed
+}
+
 // mergeAnswer merges a Metadata answer, first forgetting the cluster the
 // cache knew if the answer comes from another one.
 func (cl *metadataCache) mergeAnswer(md *protocol.MetadataResponse) {
@@ -270,8 +280,12 @@ func (cl *metadataCache) merge(brokers []protocol.MetadataResponseBroker, topics
 	now := time.Now()
 	cl.mu.Lock()
 	defer cl.mu.Unlock()
-	for _, b := range brokers {
+	if len(brokers) > 0 {
+		cl.listed = make([]int, len(brokers))
+	}
+	for i, b := range brokers {
 		cl.brokers[int(b.NodeID)] = makeBroker(b)
+		cl.listed[i] = int(b.NodeID)
 	}
 	md := &protocol.MetadataResponse{Brokers: brokers}
 	for i := range topics {

@@ -293,7 +293,8 @@ type ReaderConfig struct {
 	// leader already had (its high watermark trails the leader's, e.g.
 	// under a replication throttle), the partition goes back to the
 	// leader, and to the follower again once the leader names it after
-	// MaxFollowerLag/2 (the flap damping applies). Like Kafka's
+	// MaxFollowerLag/2 (a renewal of its lease: the flap damping counts
+	// moves to another follower only). Like Kafka's
 	// replica.lag.time.max.ms it is a time, not a message count. While a
 	// partition reads from a follower, the Reader asks its leader for the
 	// high watermark every MaxFollowerLag/8 (one ListOffsets per leader

@@ -20,7 +20,9 @@ import (
 //     answers says it left the ISR, so a follower that left it is left
 //     within one refresh (readerPinnedMetadataInterval);
 //   - while a replica cools down: the ISR says when it left and came back,
-//     which ends its cooldown (readerCoolingMetadataInterval).
+//     which ends its cooldown (readerCoolingMetadataInterval) — except a
+//     broker refusing its probes for long (routing.Cooldowns.Active).
+// Every refresh tells the cooldowns which brokers metadata lists.
 
 // Variables so that tests can shorten them.
 var (
@@ -45,6 +47,7 @@ func (r *Reader) refreshMetadata(ctx context.Context, topics ...string) error {
 	if err == nil {
 		r.meta.refreshed.Store(time.Now().UnixNano())
 		r.meta.version.Add(1)
+		r.cooldownsSawMetadata()
 	}
 	return err
 }

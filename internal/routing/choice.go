@@ -189,15 +189,15 @@ func (c *Cooldowns) waitingLocked(now time.Time) bool {
 
 // clientLease moves reads to the client's choice when the leader names no
 // replica (its answer was -1, or metadata arrived while reading from it).
-// renew is the follower the TTL just took reads from: going back to it is a
-// renewal, off the flap budget, as for the leader's naming. It reports
-// whether reads are on the client's choice.
-func (s *Selector) clientLease(d *Decision, renew int, now time.Time) bool {
+// Going back to the follower of the last lease is a renewal, off the flap
+// budget, as for the leader's naming. It reports whether reads are on the
+// client's choice.
+func (s *Selector) clientLease(d *Decision, now time.Time) bool {
 	x := s.clientChoice(now)
 	if x < 0 {
 		return false
 	}
-	if x != s.cur && x != renew {
+	if x != s.cur && x != s.leased {
 		ok, _ := s.budgetLeft(now)
 		if !ok {
 			if d.Reason == "" {
@@ -223,7 +223,8 @@ func (s *Selector) onMetadataChoice(p Partition, now time.Time, d *Decision) {
 	if p.Leader.ID < 0 || s.cur != s.leader {
 		return
 	}
-	// After the TTL, metadata (a refresh after the leader failed) can come
-	// before the leader's answer: going back is a renewal all the same.
-	s.clientLease(d, s.renew, now)
+	// After the TTL, metadata (a refresh after the leader failed, a new
+	// leader) can come before the leader's answer: going back to the last
+	// lease's follower is a renewal all the same.
+	s.clientLease(d, now)
 }

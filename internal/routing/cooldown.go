@@ -37,6 +37,12 @@ import (
 // after it died, so the end of a 2 s cooldown alone would send every
 // partition back to a dead broker, fail again, grow the cooldown and use
 // up the flap budget the partition needs once the broker is really back.
+// A failed probe is tried again 1 s later, then 2 s, doubling up to 30 s
+// (cooldown_probe.go).
+//
+// Nothing is kept about a broker the metadata no longer lists (Listed):
+// after a scale-in, or a broker replaced under a new ID, its cooldowns and
+// probes would otherwise live as long as the Reader.
 //
 // Time comes from the callers, so the cache is as deterministic as the
 // selectors using it.
@@ -67,23 +73,19 @@ type cooldownEntry struct {
 	// of the ISR since the latest failure.
 	seenOut map[topicPartition]bool
 	// unproven: the cooldown lasts past until, as long as no probe has
-	// reached the broker (RequireProbe); nextProbe is when one may start.
+	// reached the broker (RequireProbe); nextProbe is when one may start,
+	// probing whether one is out, refused how many failed in a row
+	// (cooldown_probe.go).
 	unproven  bool
 	nextProbe time.Time
+	probing   bool
+	refused   int
 }
 
 // waiting reports whether the entry still keeps reads away at now.
 func (e *cooldownEntry) waiting(now time.Time) bool {
 	return now.Before(e.until) || e.unproven
 }
-
-const (
-	// probeGap is the time between probes of a broker that failed its last.
-	probeGap = time.Second
-	// probeLost is when a probe handed out and never reported is handed
-	// out again.
-	probeLost = 30 * time.Second
-)
 
 // cooldownMin is the first cooldown of a replica that has not failed
 // recently: long enough for the ISR to say whether it is gone (the leader
@@ -129,56 +131,6 @@ func (c *Cooldowns) fail(broker int, tp topicPartition, now time.Time, limit tim
 	}
 	c.entries[key] = ne
 	return d
-}
-
-// RequireProbe makes every later broker-level cooldown last until the
-// broker answers a probe, however long that takes (the ISR taking it back
-// only makes the probe due). The caller probes: ProbeDue names a broker to
-// probe, Probed reports the outcome.
-func (c *Cooldowns) RequireProbe() {
-	c.mu.Lock()
-	c.probe = true
-	c.mu.Unlock()
-}
-
-// ProbeDue returns a broker whose cooldown has run out but waits for a
-// probe, and which nobody probes now; the caller must report the outcome
-// with Probed. It hands out each broker at most once per probeGap.
-func (c *Cooldowns) ProbeDue(now time.Time) (int, bool) {
-	if c == nil || c.unproven.Load() == 0 {
-		return 0, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for k, e := range c.entries {
-		if k.tp == wholeBroker && e.unproven && !now.Before(e.until) && !now.Before(e.nextProbe) {
-			// Not handed out again until Probed (or a lost probe's time).
-			e.nextProbe = now.Add(probeLost)
-			return k.broker, true
-		}
-	}
-	return 0, false
-}
-
-// Probed reports a probe of broker at now: reached, its cooldown is over;
-// not, the next probe comes probeGap later.
-func (c *Cooldowns) Probed(broker int, reached bool, now time.Time) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.entries[cooldownKey{broker, wholeBroker}]
-	if e == nil || !e.unproven {
-		return
-	}
-	if reached {
-		// The cooldown ends now: a failure soon after makes the next grow.
-		e.unproven, e.until = false, now
-		c.unproven.Add(-1)
-		return
-	}
-	e.nextProbe = now.Add(probeGap)
 }
 
 // prune forgets entries whose cooldown ended too long ago to make the next
@@ -251,9 +203,7 @@ func (c *Cooldowns) observeISR(broker int, tp topicPartition, inISR bool, now ti
 			// dropped it, and leaders before Kafka 3.4 name replicas out of
 			// the ISR (KAFKA-14372). Its time is up; a probe decides now.
 			e.seenOut = nil
-			if now.Before(e.until) {
-				e.until, e.nextProbe = now, now
-			}
+			e.probeNow(now)
 		case e.seenOut[tp]:
 			e.until, e.seenOut = now, nil // back in the ISR: healthy
 			ended = true
@@ -262,7 +212,12 @@ func (c *Cooldowns) observeISR(broker int, tp topicPartition, inISR bool, now ti
 	return ended
 }
 
-// Active reports whether any replica is cooling down at now.
+// Active reports whether the cooldowns want metadata re-read often at now
+// (the Reader re-reads it every second meanwhile): a replica cools down,
+// and the ISR may end its cooldown (or make its probe due), or a partition
+// waits for its client-selected replica (choice.go). A broker that has
+// refused its probes for long (longRefused) does not count: it is still
+// kept away, and its probe, not the ISR, tells when it is back.
 func (c *Cooldowns) Active(now time.Time) bool {
 	if c == nil {
 		return false
@@ -270,11 +225,39 @@ func (c *Cooldowns) Active(now time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, e := range c.entries {
-		if e.waiting(now) {
+		if e.waiting(now) && !e.longRefused(now) {
 			return true
 		}
 	}
 	return c.waitingLocked(now)
+}
+
+// Listed tells the cooldowns which brokers the latest metadata lists; the
+// Reader calls it on every metadata update. A broker it does not list
+// (scaled in, replaced under a new ID, or down long enough for the
+// controller to drop it) leaves every cooldown and probe: while it is not
+// listed no partition's metadata gives it a host, so nothing reads from it
+// anyway, and a broker listed again has registered with the controller
+// anew. A list without brokers says nothing and changes nothing.
+func (c *Cooldowns) Listed(brokers []int) {
+	if c == nil || len(brokers) == 0 {
+		return
+	}
+	listed := make(map[int]bool, len(brokers))
+	for _, b := range brokers {
+		listed[b] = true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k, e := range c.entries {
+		if listed[k.broker] {
+			continue
+		}
+		if e.unproven {
+			c.unproven.Add(-1)
+		}
+		delete(c.entries, k)
+	}
 }
 
 // size returns the number of entries held, ended ones included until they

@@ -181,9 +181,9 @@ func TestCooldownWaitsForProbe(t *testing.T) {
 
 	c.Probed(2, false, cdAt(at+100*time.Millisecond))
 	assert.True(t, c.cooling(2, cdP1, cdAt(at+time.Second)), "a failed probe keeps every partition away")
-	_, due = c.ProbeDue(cdAt(at + 100*time.Millisecond + probeGap - time.Nanosecond))
-	assert.False(t, due, "the next probe waits probeGap")
-	_, due = c.ProbeDue(cdAt(at + 100*time.Millisecond + probeGap))
+	_, due = c.ProbeDue(cdAt(at + 100*time.Millisecond + probeGapMin - time.Nanosecond))
+	assert.False(t, due, "the next probe waits probeGapMin")
+	_, due = c.ProbeDue(cdAt(at + 100*time.Millisecond + probeGapMin))
 	require.True(t, due)
 
 	c.prune(cdAt(at + 2*limit))

@@ -36,8 +36,9 @@ import "time"
 //
 // The lag hold (MaxFollowerLag/2 after leaving F) keeps a leader that names
 // F whatever its log end (before Kafka 3.4) from sending reads straight
-// back; after it, the leader's naming is followed again under the flap
-// budget, and F, if it still lags, is left again within the bound.
+// back; after it, the leader's naming is followed again (a renewal of F's
+// lease, off the flap budget: the hold is what spaces the returns), and F,
+// if it still lags, is left again within the bound.
 
 // followerLagMarks bounds the leader's ends kept for one partition.
 const followerLagMarks = 32

@@ -21,20 +21,29 @@ import "time"
 // asks between batches: records already fetched are always delivered.
 //
 // Transition table. L is the leader, F a follower, X the replica the leader
-// names as preferred. The flap budget counts leases, i.e. moves to a
-// follower, and only they are ever refused for it. Moves back to the leader
-// (a failure, the TTL, a leader change) are never refused and do not count:
-// a failing follower is already kept away by its cooldown, and counting the
-// way back too would keep reads off a recovered follower for a minute. A
-// renewal, the leader's first answer after the TTL took reads from F naming
-// F again, is not a new lease either (it happens at most once per TTL).
+// names as preferred. The flap budget counts leases, not moves: a lease is
+// a move of the reads to a follower other than the one they were last on
+// as a follower, and only such moves are ever refused for it. Moves back to
+// the leader (a failure, the TTL, a leader change, the leader's -1) are
+// never refused and do not count. A move back to the follower of the last
+// lease, with no other follower read from in between, renews that lease
+// (its TTL starts again), off the budget, whatever took reads away from it:
+// a failing follower is already kept away by its cooldown (growing while it
+// keeps failing), a lagging one by its lag hold, and counting the way back
+// would keep reads off a recovered follower for a minute. So the budget
+// damps reads moving between followers (leaders naming one, then another),
+// never the return of one replica. Reads that stay on the old leader, in
+// the reader's rack, when leadership moves make it the last lease's
+// replica without a lease (they never moved).
 //
 //	on   event                                      → decision
 //	L    fetched from L, X usable (*)               → F=X for PreferenceTTL      ReasonPreferred
 //	L    fetched from L, X not in ISR / no host     → L, RefreshMetadata, hold   ReasonUnknownReplica
 //	L    fetched from L, X cooling down             → L                          ReasonCoolingDown
 //	L    fetched from L, flap budget used up        → L                          ReasonFlapDamped
-//	L    fetched from L, X = F the TTL just left    → F=X, a renewal (*)         ReasonPreferred
+//	L    fetched from L, X = the last lease's F     → F=X, a renewal (*)         ReasonPreferred
+//	     (whatever took reads from F: the TTL, a failure, leaving the ISR, a leader
+//	     change — the new leader naming F is a renewal too; not after another follower)
 //	L    fetched from L, -1 (or Rack == "")         → L
 //	L    leadership/epoch error or disconnect of L  → L, RefreshMetadata, Backoff (grows, bounded)
 //	L    dial failure of L                          → L, RefreshMetadata, Backoff (grows, bounded)
@@ -60,14 +69,16 @@ import "time"
 //	any  metadata, a cooling replica back in the ISR after it was seen out → its cooldown ends
 //	     (with Cooldowns.RequireProbe a broker-level one's probe is due at once instead)
 //	any  a broker-level cooldown over, Cooldowns.RequireProbe → Probe it; refused until it answers
+//	     (a refused probe is asked again 1 s later, doubling up to 30 s: cooldown_probe.go)
+//	any  metadata no longer listing a broker (Cooldowns.Listed) → its cooldowns and probe are forgotten
 //	     (a follower lagging the leader by more than MaxFollowerLag: lag.go)
 //
 // With a client-side ReplicaSelector (choice.go), C being its pick
 // among the usable replicas (none: the rows above apply unchanged):
 //
 //	L    fetched from L, -1, C usable (*)           → F=C for PreferenceTTL      ReasonClientChoice
-//	L    fetched from L, -1, C = F the TTL just left→ F=C, a renewal             ReasonClientChoice
-//	     (metadata before the leader's answer, after it failed: a renewal too)
+//	L    fetched from L, -1, C = the last lease's F → F=C, a renewal             ReasonClientChoice
+//	     (metadata before the leader's answer — it failed, a new leader —: a renewal too)
 //	L    fetched from L, -1, flap budget used up    → L                          ReasonFlapDamped
 //	L    metadata (start, leader change, cooldown over), C usable → F=C          ReasonClientChoice
 //	L    while a replica the leader named is refused→ L (the broker's choice wins)
@@ -321,10 +332,10 @@ type Selector struct {
 
 	pinnedAt time.Time   // when the preference for cur (a follower) was set
 	switches []time.Time // leases (moves to a follower) within routeSwitchWindow, oldest first
-	// renew is the follower the TTL just took reads from (-1: none): if
-	// the leader's next answer names it, that renews the lease, off the
-	// budget. Any other answer of the leader, or another move, clears it.
-	renew int
+	// leased is the follower reads were last on (-1: none yet): reads
+	// moving back to it renew its lease, off the budget, whatever took
+	// them away; only a move to another follower is a new lease.
+	leased int
 
 	emptyStreak int // consecutive empty answers of the follower at its HW
 	staleErrors int // consecutive stale-client errors of the follower
@@ -368,7 +379,7 @@ func New(cfg Config, cooldown *Cooldowns, p Partition, now time.Time) *Selector 
 		cur:      p.Leader.ID,
 		now:      now,
 		held:     -1,
-		renew:    -1,
+		leased:   -1,
 		unknown:  -1,
 		lag:      newFollowerLag(),
 	}
@@ -459,9 +470,8 @@ func (s *Selector) route(d *Decision, b int, reason Reason, now time.Time) {
 	if b == s.cur {
 		return
 	}
-	s.renew = -1
-	if reason == ReasonTTL {
-		s.renew = s.cur
+	if b != s.leader {
+		s.leased = b
 	}
 	s.cur = b
 	s.emptyStreak = 0
@@ -539,11 +549,11 @@ func (s *Selector) onMetadata(p Partition, now time.Time, d *Decision) {
 		switch {
 		case onFollower && s.usable(s.cur, now):
 		case !onFollower && s.cfg.Choice == nil && s.cur != s.leader && s.inOwnRack(s.cur) && s.usable(s.cur, now):
-			s.pinnedAt = now
+			s.pinnedAt, s.leased = now, s.cur
 		case !onFollower && s.cfg.Choice != nil && s.cur != s.leader && s.clientChoice(now) == s.cur:
 			// The client picks the old leader as it is now: reads stay,
 			// which is no lease (they never left it).
-			s.pinnedAt = now
+			s.pinnedAt, s.leased = now, s.cur
 			d.Reason = ReasonClientChoice
 		default:
 			s.route(d, s.leader, ReasonLeaderChanged, now)
@@ -592,13 +602,11 @@ func (s *Selector) onFetched(ev Event, now time.Time, d *Decision) {
 // authoritative: its -1 means "come back", a name is a candidate.
 func (s *Selector) onLeaderAnswer(ev Event, now time.Time, d *Decision) {
 	x := ev.Preferred
-	renew := s.renew
-	renewal := x >= 0 && x == renew
-	s.renew = -1
+	renewal := x >= 0 && x == s.leased
 	if s.cfg.Rack == "" || x < 0 || x == s.leader {
 		s.refusals = 0
 		s.unknown = -1
-		if x < 0 && s.clientLease(d, renew, now) {
+		if x < 0 && s.clientLease(d, now) {
 			return // the leader names none: the client's choice applies
 		}
 		if s.cur != s.leader {

@@ -177,20 +177,21 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 	// leader2: the leader is in the reader's rack.
 	leader2 := rsPart(2, 5, 1, 2, 3)
 	cool2 := func(c *Cooldowns) { c.fail(2, wholeBroker, rsT0, 5*time.Minute) } // cooldownMin: 2 s
-	// lease: the leader names 2, then says -1 (reads come back).
-	lease := func(at time.Duration) []Event {
-		return []Event{evNamed(at, 1, 2), evFetch(at+300*time.Millisecond, 1, -1)}
+	// lease: the leader names x, then says -1 (reads come back).
+	lease := func(at time.Duration, x int) []Event {
+		return []Event{evNamed(at, 1, x), evFetch(at+300*time.Millisecond, 1, -1)}
 	}
-	// Four leases in four seconds: the default budget is used up.
-	flapped := rsEvents(lease(0), lease(time.Second), lease(2*time.Second), lease(3*time.Second))
+	// Four leases in four seconds, 3 and 2 in turn: the default budget is
+	// used up (a return to 2 right after 2 would be a renewal).
+	flapped := rsEvents(lease(0, 3), lease(time.Second, 2), lease(2*time.Second, 3), lease(3*time.Second, 2))
 	// One lease, the TTL, then two leader changes (always followed, like
 	// every move back to the leader): none of them uses the budget.
 	ttl1sMax2 := Config{Rack: "b", PreferenceTTL: time.Second, MaxSwitchesPerMinute: 2}
 	forced := []Event{evNamed(0, 1, 2), evTick(time.Second), evMeta(2*time.Second, rsPart(3, 6, 1, 2, 3)),
 		evMeta(3*time.Second, rsPart(1, 7, 1, 2, 3))}
 	ttl1sMax1 := Config{Rack: "b", PreferenceTTL: time.Second, MaxSwitchesPerMinute: 1}
-	// Three leases, ending on the follower (pinned at 1.2s).
-	flapped3 := []Event{evNamed(0, 1, 2), evFetch(300*time.Millisecond, 1, -1), evNamed(600*time.Millisecond, 1, 2),
+	// Three leases (2, 3, 2), ending on the follower (pinned at 1.2s).
+	flapped3 := []Event{evNamed(0, 1, 2), evFetch(300*time.Millisecond, 1, -1), evNamed(600*time.Millisecond, 1, 3),
 		evFetch(900*time.Millisecond, 1, -1), evNamed(1200*time.Millisecond, 1, 2)}
 	empties := func(n int) []Event {
 		return rsRepeat(n, func(i int) Event { return evEmpty(time.Duration(i+1)*time.Second, 2, 100, 100) })
@@ -540,14 +541,14 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 			want: Decision{Broker: 1, Reason: ReasonLeaderError, RefreshMetadata: true, Backoff: 100 * time.Millisecond}},
 
 		// 8. Flap damping: the budget counts leases (moves to a follower).
-		{name: "budget used up: a move to a follower is refused", cfg: &ttl1s, setup: flapped, ev: evNamed(4*time.Second, 1, 2),
+		{name: "budget used up: a move to a follower is refused", cfg: &ttl1s, setup: flapped, ev: evNamed(4*time.Second, 1, 3),
 			want: Decision{Broker: 1, Reason: ReasonFlapDamped, Backoff: 50 * time.Millisecond, OmitRack: true}},
 		{name: "budget used up: the rack is omitted until a slot frees", cfg: &ttl1s,
-			setup: rsEvents(flapped, []Event{evNamed(4*time.Second, 1, 2)}), ev: evTick(time.Minute - time.Nanosecond),
+			setup: rsEvents(flapped, []Event{evNamed(4*time.Second, 1, 3)}), ev: evTick(time.Minute - time.Nanosecond),
 			want: Decision{Broker: 1, OmitRack: true}},
 		{name: "budget frees 60s after the oldest lease", cfg: &ttl1s,
-			setup: rsEvents(flapped, []Event{evNamed(4*time.Second, 1, 2)}), ev: evNamed(time.Minute, 1, 2),
-			want: Decision{Broker: 2, Changed: true, Reason: ReasonPreferred}},
+			setup: rsEvents(flapped, []Event{evNamed(4*time.Second, 1, 3)}), ev: evNamed(time.Minute, 1, 3),
+			want: Decision{Broker: 3, Changed: true, Reason: ReasonPreferred}},
 		{name: "forced moves do not use the budget", cfg: &ttl1sMax2, setup: forced, ev: evNamed(3*time.Second, 1, 2),
 			want: Decision{Broker: 2, Changed: true, Reason: ReasonPreferred}},
 		{name: "follower failures do not use the budget", cfg: &Config{Rack: "b", Cooldown: time.Second, MaxSwitchesPerMinute: 3},
@@ -560,9 +561,6 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 			ev:    evNamed(2*time.Second, 1, 2), want: Decision{Broker: 2, Changed: true, Reason: ReasonPreferred}},
 		{name: "a renewal is the same replica only", cfg: &ttl1sMax1, setup: []Event{evNamed(0, 1, 2), evTick(time.Second)},
 			ev: evNamed(time.Second, 1, 3), want: Decision{Broker: 1, Reason: ReasonFlapDamped, Backoff: 50 * time.Millisecond, OmitRack: true}},
-		{name: "a renewal is the leader's first answer only", cfg: &ttl1sMax1,
-			setup: []Event{evNamed(0, 1, 2), evTick(time.Second), evFetch(time.Second, 1, -1)},
-			ev:    evNamed(2*time.Second, 1, 2), want: Decision{Broker: 1, Reason: ReasonFlapDamped, Backoff: 50 * time.Millisecond, OmitRack: true}},
 		{name: "a renewal is refused while the follower cools down", cfg: &ttl1sMax1,
 			setup: []Event{evNamed(0, 1, 2), evTick(time.Second)},
 			mid:   func(s *Selector) { s.cooldown.fail(2, wholeBroker, rsT0.Add(time.Second), time.Minute) },
@@ -855,6 +853,9 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 	if seed%6 == 0 {
 		cfg.Rack = "" // follower fetching off
 	}
+	if seed%4 == 3 {
+		cfg.Choice = RackAffinity{} // the client's choice when the leader names none
+	}
 	eff := cfg.withDefaults()
 	maxBackoff := eff.FollowerBackoffMax
 	if eff.LeaderBackoffMax > maxBackoff {
@@ -920,11 +921,15 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 	other := New(cfg, c, mPart, rsT0) // another partition sharing the cache
 	s := New(cfg, c, mPart, rsT0)
 	now := rsT0
-	var toFollower []time.Time // leases: moves to a follower that are not TTL renewals
 	var pinStart time.Time
-	// mRenew is the follower the TTL just took reads from, until the
-	// leader's next answer: naming it again is a renewal, off the budget.
-	mRenew := -1
+	// The flap budget's model, from the replicas the decisions send reads
+	// to, not from the selector's rule: mRead is the follower reads were
+	// last on (-1: none yet). A lease is a move of the reads to a follower
+	// other than mRead; a move back to mRead, however reads left it (the
+	// TTL, a failure, a leader change, the leader's -1), renews its lease.
+	var leases []time.Time // within the last minute
+	leasesSeen := 0        // the older ones
+	mRead := -1
 
 	var trace []string
 	for i := 0; i < steps; i++ {
@@ -1023,10 +1028,7 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 		}
 		newLeader := mPart.Leader.ID
 		leaderAnswer := ev.Kind == EventFetched && ev.Broker == leader
-		renewal := leaderAnswer && ev.Preferred >= 0 && ev.Preferred == mRenew
-		if leaderAnswer {
-			mRenew = -1
-		}
+		lastRead := mRead
 
 		d := s.step(ev)
 		if os.Getenv("RS_TRACE") != "" {
@@ -1037,10 +1039,6 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 		}
 		if d.Changed {
 			mStale = 0
-			mRenew = -1
-			if d.Reason == ReasonTTL {
-				mRenew = prev
-			}
 		}
 		fail := func(format string, args ...interface{}) {
 			t.Helper()
@@ -1072,6 +1070,9 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 		if failure && ev.Broker == prev && prev != leader && d.Broker != newLeader {
 			fail("a failed follower is still read")
 		}
+		if leaderAnswer && ev.Preferred >= 0 && ev.Preferred == lastRead && d.Reason == ReasonFlapDamped {
+			fail("the leader named %d, the follower last read: a renewal, refused for the flap budget", lastRead)
+		}
 		if d.Broker != newLeader {
 			b := d.Broker
 			switch {
@@ -1086,30 +1087,34 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 			}
 			// A pin starts with a move, a naming by the leader, or a
 			// leader change that leaves the reads on the old leader.
-			if d.Changed || (ev.Kind == EventFetched && ev.Broker == newLeader && ev.Preferred == b) || (prev == leader && b == prev) {
+			// With the client's choice, a decision for it pins too.
+			if d.Changed || (ev.Kind == EventFetched && ev.Broker == newLeader && ev.Preferred == b) || (prev == leader && b == prev) ||
+				(cfg.Choice != nil && d.Reason == ReasonClientChoice) {
 				pinStart = now
 			}
 			if now.Sub(pinStart) >= cfg.PreferenceTTL {
 				fail("pinned since +%v, beyond the TTL %v", pinStart.Sub(rsT0), cfg.PreferenceTTL)
 			}
-			if d.Changed && renewal && d.Broker != ev.Preferred {
-				fail("a renewal moved elsewhere")
+			if d.Changed && d.Broker != lastRead {
+				leases = append(leases, now)
 			}
-			if d.Changed && !renewal {
-				toFollower = append(toFollower, now)
-				n := 0
-				for _, at := range toFollower {
-					if at.After(now.Add(-time.Minute)) {
-						n++
-					}
-				}
-				if n > cfg.MaxSwitchesPerMinute {
-					fail("%d moves to a follower within a minute, budget %d", n, cfg.MaxSwitchesPerMinute)
-				}
-			}
+			mRead = d.Broker
+		}
+		for len(leases) > 0 && !leases[0].After(now.Add(-time.Minute)) {
+			leases = leases[1:] // out of the window
+			leasesSeen++
+		}
+		n := len(leases)
+		if n > cfg.MaxSwitchesPerMinute {
+			fail("%d leases within a minute, budget %d", n, cfg.MaxSwitchesPerMinute)
+		}
+		// The budget counts leases, no more: a renewal counted as a lease
+		// would refuse the next lease too early.
+		if s.pruneSwitches(now); len(s.switches) != n {
+			fail("the selector counts %d leases within a minute, the model %d", len(s.switches), n)
 		}
 	}
-	if cfg.Rack != "" && len(toFollower) == 0 {
+	if cfg.Rack != "" && leasesSeen+len(leases) == 0 {
 		t.Fatalf("the walk never reached a follower: it tests nothing")
 	}
 }
@@ -1129,7 +1134,7 @@ func TestRouteDeadFollowerWaitsForProbe(t *testing.T) {
 	if d := s.step(evErr(time.Second, 2, connLost)); d.Broker != 1 || d.Reason != ReasonFollowerFailed || d.Probe {
 		t.Fatalf("the follower's connection lost: %+v", d)
 	}
-	probes := 0
+	var probes []time.Duration
 	at := time.Second + 100*time.Millisecond
 	for ; at < 40*time.Second; at += 100 * time.Millisecond {
 		d := s.step(evNamed(at, 1, 2))
@@ -1140,18 +1145,25 @@ func TestRouteDeadFollowerWaitsForProbe(t *testing.T) {
 			if d.ProbeBroker != 2 || at < time.Second+cooldownMin {
 				t.Fatalf("probe at +%v: %+v", at, d)
 			}
-			probes++
+			probes = append(probes, at)
 			c.Probed(2, false, rsT0.Add(at)) // connection refused
 		}
 	}
-	// One probe per probeGap (and the step) once the 2 s are up.
-	if want := int((at-time.Second-cooldownMin)/probeGap) + 1; probes < want-2 || probes > want {
-		t.Fatalf("%d probes in %v, want about %d", probes, at, want)
+	// The first probe once the 2 s are up, then 1 s, 2 s, 4 s... apart.
+	if len(probes) == 0 || probes[0] != time.Second+cooldownMin {
+		t.Fatalf("probes at %v, the first at +%v", probes, time.Second+cooldownMin)
+	}
+	for i := 1; i < len(probes); i++ {
+		if gap := probes[i] - probes[i-1]; gap != probeWait(i) {
+			t.Fatalf("probes at %v: gap %d is %v, want %v", probes, i, gap, probeWait(i))
+		}
+	}
+	if len(probes) != 6 {
+		t.Fatalf("probes at %v: want 6 within 40 s", probes)
 	}
 	d := s.step(evNamed(at, 1, 2))
-	if !d.Probe {
-		at += probeGap
-		d = s.step(evNamed(at, 1, 2))
+	for ; !d.Probe && at < 2*time.Minute; d = s.step(evNamed(at, 1, 2)) {
+		at += 100 * time.Millisecond
 	}
 	if !d.Probe {
 		t.Fatalf("no probe due at +%v: %+v", at, d)
@@ -1164,7 +1176,7 @@ func TestRouteDeadFollowerWaitsForProbe(t *testing.T) {
 	if d := s.step(evNamed(at+20*time.Millisecond, 1, 2)); d != (Decision{Broker: 2, Changed: true, Reason: ReasonPreferred}) {
 		t.Fatalf("broker 2 answers again: %+v", d)
 	}
-	if n := len(s.switches); n != 2 {
-		t.Fatalf("%d leases, want 2 (before the failure and after the probe)", n)
+	if n := len(s.switches); n != 1 {
+		t.Fatalf("%d leases, want 1: the return to broker 2 renews its lease", n)
 	}
 }
