@@ -1,3 +1,6 @@
+// A module of its own so that only programs using MSK IAM depend on the AWS
+// SDK. It requires the root at a commit of main; in this repository a go.work
+// that uses the root and this directory builds it against the working tree.
 module github.com/rackfetch/kafka-go/sasl/aws_msk_iam_v2
 
 go 1.23
