@@ -23,6 +23,8 @@ const (
 var packages = []string{
 	"", "sasl", "sasl/plain", "sasl/scram", "compress", "compress/gzip", "compress/snappy",
 	"compress/lz4", "compress/zstd", "gzip", "snappy", "lz4", "zstd", "topics",
+	// A module of its own in both libraries.
+	"sasl/aws_msk_iam_v2",
 }
 
 // knownDifferences are the deliberate ones, with the reason. Anything else

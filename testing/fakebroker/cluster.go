@@ -35,12 +35,22 @@ type Config struct {
 	Coordinator int32
 	// SASL, when set, makes every broker require SASL/PLAIN with this user.
 	SASL *Plain
+	// SASLMechanisms makes every broker require SASL and also offer these
+	// mechanisms, by name: each connection that picks one runs a fresh
+	// exchange from its function.
+	SASLMechanisms map[string]func() SASLExchange
 	// Now is the clock used for log append times (default time.Now).
 	Now func() time.Time
 }
 
 // Plain is a SASL/PLAIN credential.
 type Plain struct{ User, Password string }
+
+// SASLExchange is the broker's side of one connection's SASL exchange: it
+// gets each SaslAuthenticate token in turn and answers with the challenge
+// to send back and whether the client is now authenticated. An error fails
+// the authentication; its text is the response's error message.
+type SASLExchange func(token []byte) (challenge []byte, done bool, err error)
 
 // Cluster is a set of fake brokers sharing one model.
 type Cluster struct {

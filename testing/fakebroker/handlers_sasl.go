@@ -2,17 +2,32 @@ package fakebroker
 
 import (
 	"bytes"
+	"sort"
 
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
-// saslHandshake accepts PLAIN when the cluster has a SASL user.
+// requiresSASL reports whether clients must authenticate.
+func (c *Cluster) requiresSASL() bool {
+	return c.cfg.SASL != nil || len(c.cfg.SASLMechanisms) > 0
+}
+
+// saslHandshake accepts PLAIN when the cluster has a SASL user, and the
+// mechanisms of Config.SASLMechanisms.
 func (b *Broker) saslHandshake(c *conn, r *protocol.SaslHandshakeRequest) *protocol.SaslHandshakeResponse {
 	resp := &protocol.SaslHandshakeResponse{}
 	if b.cluster.cfg.SASL != nil {
 		resp.Mechanisms = []string{"PLAIN"}
 	}
-	if r.Mechanism != "PLAIN" || b.cluster.cfg.SASL == nil {
+	for name := range b.cluster.cfg.SASLMechanisms {
+		resp.Mechanisms = append(resp.Mechanisms, name)
+	}
+	sort.Strings(resp.Mechanisms)
+	switch start := b.cluster.cfg.SASLMechanisms[r.Mechanism]; {
+	case start != nil:
+		c.exchange = start()
+	case r.Mechanism == "PLAIN" && b.cluster.cfg.SASL != nil:
+	default:
 		resp.ErrorCode = errUnsupportedSASLMech
 		return resp
 	}
@@ -20,19 +35,40 @@ func (b *Broker) saslHandshake(c *conn, r *protocol.SaslHandshakeRequest) *proto
 	return resp
 }
 
-// saslAuthenticate checks a PLAIN token after a handshake.
+// saslAuthenticate runs a step of the exchange after a handshake.
 func (b *Broker) saslAuthenticate(c *conn, r *protocol.SaslAuthenticateRequest) *protocol.SaslAuthenticateResponse {
 	if c.mechanism == "" {
 		msg := "SaslAuthenticate before SaslHandshake"
 		return &protocol.SaslAuthenticateResponse{ErrorCode: errIllegalSASLState, ErrorMessage: &msg}
 	}
+	if c.exchange != nil {
+		return c.step(r.AuthBytes)
+	}
 	if !b.checkPlain(r.AuthBytes) {
-		msg := "Authentication failed: Invalid username or password"
-		c.closeAfter = true // Kafka closes the connection after a failure
-		return &protocol.SaslAuthenticateResponse{ErrorCode: errSASLAuthFailed, ErrorMessage: &msg}
+		return c.failSASL("Authentication failed: Invalid username or password")
 	}
 	c.authenticated = true
 	return &protocol.SaslAuthenticateResponse{AuthBytes: []byte{}}
+}
+
+// step feeds a token to the connection's exchange.
+func (c *conn) step(token []byte) *protocol.SaslAuthenticateResponse {
+	challenge, done, err := c.exchange(token)
+	if err != nil {
+		return c.failSASL(err.Error())
+	}
+	if challenge == nil {
+		challenge = []byte{}
+	}
+	c.authenticated = done
+	return &protocol.SaslAuthenticateResponse{AuthBytes: challenge}
+}
+
+// failSASL answers a failed authentication, after which Kafka closes the
+// connection.
+func (c *conn) failSASL(msg string) *protocol.SaslAuthenticateResponse {
+	c.closeAfter = true
+	return &protocol.SaslAuthenticateResponse{ErrorCode: errSASLAuthFailed, ErrorMessage: &msg}
 }
 
 // checkPlain verifies a SASL/PLAIN token: [authzid] NUL user NUL password.

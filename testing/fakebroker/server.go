@@ -178,8 +178,9 @@ type conn struct {
 	net.Conn
 	stopped       <-chan struct{}
 	authenticated bool
-	mechanism     string // chosen by SaslHandshake
-	closeAfter    bool   // close once the answer is written (failed auth)
+	mechanism     string       // chosen by SaslHandshake
+	exchange      SASLExchange // of a mechanism from Config.SASLMechanisms
+	closeAfter    bool         // close once the answer is written (failed auth)
 }
 
 func (b *Broker) serve(nc net.Conn, stopped <-chan struct{}) {
@@ -196,7 +197,7 @@ func (b *Broker) serve(nc net.Conn, stopped <-chan struct{}) {
 			b.cluster.t.Errorf("fakebroker: broker %d: panic serving a request: %v", b.id, r)
 		}
 	}()
-	c := &conn{Conn: nc, stopped: stopped, authenticated: b.cluster.cfg.SASL == nil}
+	c := &conn{Conn: nc, stopped: stopped, authenticated: !b.cluster.requiresSASL()}
 	for {
 		// A fresh buffer per frame: decoded requests alias it, and tests
 		// keep them (Received, handlers).
