@@ -182,7 +182,7 @@ func (f *fetcher) failed(err error) bool {
 	if !report || f.retriable(err) {
 		return true
 	}
-	return f.r.queue.pushErr(f.gen, err)
+	return f.r.queue.pushPartitionErr(f.gen, f.tp, err)
 }
 
 // readerUnknownTopicGrace is how long a topic may stay unknown to the
@@ -440,7 +440,7 @@ func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
 			// must know (kafka-go returns Kafka errors too). The reader
 			// still retries after the backoff. A follower's corrupt
 			// copy is not: the router reads the leader's instead.
-			if !r.queue.pushErr(f.gen, fmt.Errorf("fetching %s at offset %d from broker %d: %w", f.tp, f.offset, broker, err)) {
+			if !r.queue.pushPartitionErr(f.gen, f.tp, fmt.Errorf("fetching %s at offset %d from broker %d: %w", f.tp, f.offset, broker, err)) {
 				return false
 			}
 		}
