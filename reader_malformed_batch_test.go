@@ -22,6 +22,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// rmCluster returns a one-broker cluster whose t/0 holds n batches of 4
+// records, and its broker.
+func rmCluster(t *testing.T, n int) (*fakebroker.Cluster, *fakebroker.Broker) {
+	c := rtCluster(t, fakebroker.Config{}, 1, 1)
+	for i := 0; i < n; i++ {
+		rtAppend(c, 0, i*4, 4)
+	}
+	return c, c.Broker(1)
+}
+
 // rmBatches returns the start of each whole batch of records.
 func rmBatches(records []byte) (starts []int, bases []int64) {
 	for pos := 0; len(records)-pos >= 12; {
@@ -64,11 +74,7 @@ func rmEditRecords(b *fakebroker.Broker, edit func(req *protocol.FetchRequest, r
 }
 
 func TestReaderMalformedTruncatedBatch(t *testing.T) {
-	c := rtCluster(t, fakebroker.Config{}, 1, 1)
-	for i := 0; i < 3; i++ {
-		rtAppend(c, 0, i*4, 4)
-	}
-	b := c.Broker(1)
+	c, b := rmCluster(t, 3)
 	// The batch at offset 4 loses its second half wherever it is sent,
 	// far below every max bytes of the fetch.
 	var edited atomic.Int32
@@ -128,11 +134,7 @@ func TestReaderFetchCutAtMaxBytes(t *testing.T) {
 			func(req *protocol.FetchRequest, _ protocol.FetchRequestPartition) int { return int(req.MaxBytes) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := rtCluster(t, fakebroker.Config{}, 1, 1)
-			for i := 0; i < 6; i++ {
-				rtAppend(c, 0, i*4, 4)
-			}
-			b := c.Broker(1)
+			c, b := rmCluster(t, 6)
 			var cuts atomic.Int32
 			rmEditRecords(b, func(req *protocol.FetchRequest, rp protocol.FetchRequestPartition, records []byte) []byte {
 				starts, _ := rmBatches(records)
