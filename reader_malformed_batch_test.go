@@ -101,6 +101,7 @@ func TestReaderMalformedTruncatedBatch(t *testing.T) {
 	defer cancel()
 	_, err := r.FetchMessage(ctx)
 	fetches := b.Requests(protocol.Fetch)
+	t.Logf("%d Fetch requests until FetchMessage returned %v", fetches, err)
 	assert.Less(t, fetches, 20, "Fetch requests until the error was returned")
 	require.ErrorIs(t, err, protocol.ErrCorruptRecords)
 	require.ErrorIs(t, err, errTruncatedBatch)
