@@ -66,11 +66,11 @@ type partitionDecoder struct {
 	records protocol.RecordReader
 }
 
-// decode reads every record of p, fetched at offset from broker with
-// partition max bytes partMax, into a run. err is the partition's error
-// (nil at a clean end); records before an error are still returned, so
-// nothing fetched is dropped.
-func (d *partitionDecoder) decode(p *protocol.FetchResponsePartition, topic string, partition int, offset int64, isolation IsolationLevel, broker, partMax int) (fb fetchedBatch, err error) {
+// decode reads every record of p, fetched at offset from broker within
+// lim, into a run. err is the partition's error (nil at a clean end);
+// records before an error are still returned, so nothing fetched is
+// dropped.
+func (d *partitionDecoder) decode(p *protocol.FetchResponsePartition, topic string, partition int, offset int64, isolation IsolationLevel, broker int, lim fetchLimits) (fb fetchedBatch, err error) {
 	fb.epoch, fb.lastOffset, fb.next = -1, -1, offset
 	if p.ErrorCode != 0 {
 		return fb, fmt.Errorf("fetching %s/%d at offset %d from broker %d: %w", topic, partition, offset, broker, Error(p.ErrorCode))
@@ -99,13 +99,8 @@ func (d *partitionDecoder) decode(p *protocol.FetchResponsePartition, topic stri
 		if e != nil {
 			if !errors.Is(e, io.EOF) {
 				err = fmt.Errorf("decoding %s/%d: %w", topic, partition, e)
-			} else if size, ok := r.NeedMoreBytes(); ok && run == nil && len(p.Records) >= partMax {
-				// A batch cut short by the response's limit (the
-				// Reader's budget, other partitions first) is only
-				// fetched again; one cut by the partition's own limit
-				// will be cut there forever.
-				err = fmt.Errorf("fetching %s/%d at offset %d: the record batch there (%d bytes) is larger than the fetch's max bytes: %w",
-					topic, partition, max(fb.next, r.NextOffset()), size, MessageSizeTooLarge)
+			} else {
+				err = cutError(r, len(p.Records), topic, partition, offset, broker, lim, run != nil || r.NextOffset() > offset)
 			}
 			break
 		}

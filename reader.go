@@ -639,6 +639,8 @@ type readerQueue struct {
 	// shared is the bytes of the queued runs counted in the process-wide
 	// budget (readersBudget), given back as each run is taken whole.
 	shared int64
+	// errs is the error runs queued (at most maxQueuedErrors).
+	errs int
 }
 
 // queuedPartition counts the queued messages of one partition; wait is
@@ -647,6 +649,9 @@ type queuedPartition struct {
 	count int
 	limit int
 	wait  chan struct{}
+	// err is the partition's last queued entry when it is an error: the
+	// same error again coalesces into it (pushPartitionErr).
+	err *queuedRun
 }
 
 // queuedRun is consecutive records of one partition from one fetch (recs,
@@ -671,6 +676,9 @@ type queuedRun struct {
 
 	next int
 	err  error
+	// repeats counts the same error coalesced into err, dropped the
+	// errors refused while the queue held maxQueuedErrors.
+	repeats, dropped int
 }
 
 var errStaleGeneration = errors.New("kafka reader: stale fetcher generation")
@@ -698,7 +706,7 @@ func (q *readerQueue) reset(gen int64) {
 	q.mu.Lock()
 	q.gen = gen
 	clear(q.runs)
-	q.runs, q.head, q.count, q.bytes = q.runs[:0], 0, 0, 0
+	q.runs, q.head, q.count, q.bytes, q.errs = q.runs[:0], 0, 0, 0, 0
 	q.wakeAllTaken()
 	q.parts = map[topicPartition]*queuedPartition{}
 	shared := q.shared
@@ -764,6 +772,7 @@ func (q *readerQueue) push(gen int64, tp topicPartition, run *queuedRun) error {
 		return errStaleGeneration
 	}
 	run.gen, run.part = gen, q.part(tp)
+	run.part.err = nil // an error after these records is queued after them
 	n := run.len()
 	q.runs = append(q.runs, run)
 	q.count += n
@@ -848,18 +857,6 @@ func (q *readerQueue) unpop(from *queuedRun, m Message) {
 	q.wakeData()
 }
 
-// pushErr queues an error for the application in generation gen.
-func (q *readerQueue) pushErr(gen int64, err error) bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.closed || gen != q.gen {
-		return false
-	}
-	q.runs = append(q.runs, &queuedRun{gen: gen, err: err})
-	q.wakeData()
-	return true
-}
-
 // front waits for the first run; q.mu is held when it returns nil error.
 func (q *readerQueue) front(ctx context.Context) (*queuedRun, error) {
 	for {
@@ -886,9 +883,16 @@ func (q *readerQueue) front(ctx context.Context) (*queuedRun, error) {
 
 // dropFront removes the first run; q.mu must be held.
 func (q *readerQueue) dropFront() {
-	if n := q.runs[q.head].bytes; n > 0 {
+	run := q.runs[q.head]
+	if n := run.bytes; n > 0 {
 		q.shared -= n
 		readersBudget.Release(n)
+	}
+	if run.err != nil {
+		q.errs--
+		if run.part != nil && run.part.err == run {
+			run.part.err = nil
+		}
 	}
 	q.runs[q.head] = nil
 	q.head++
@@ -910,7 +914,7 @@ func (q *readerQueue) pop(ctx context.Context, m *Message) (*queuedRun, error) {
 	if run.err != nil {
 		q.dropFront()
 		q.mu.Unlock()
-		return nil, run.err
+		return nil, run.queuedErr()
 	}
 	i := run.next
 	run.next++
@@ -951,7 +955,7 @@ func (q *readerQueue) popBatch(ctx context.Context, b *MessageBatch, fresh bool)
 	if run.err != nil {
 		q.dropFront()
 		q.mu.Unlock()
-		return nil, run.err
+		return nil, run.queuedErr()
 	}
 	i := run.next
 	end := min(run.len(), i+q.capacity)

@@ -182,7 +182,7 @@ func (f *fetcher) failed(err error) bool {
 	if !report || f.retriable(err) {
 		return true
 	}
-	return f.r.queue.pushErr(f.gen, err)
+	return f.r.queue.pushPartitionErr(f.gen, f.tp, err)
 }
 
 // readerUnknownTopicGrace is how long a topic may stay unknown to the
@@ -297,7 +297,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 	}
 
 	p := res.Partition
-	fb, err := f.dec.decode(p, f.tp.topic, f.tp.partition, fetchOffset, r.config.IsolationLevel, broker, int(w.MaxBytes))
+	fb, err := f.dec.decode(p, f.tp.topic, f.tp.partition, fetchOffset, r.config.IsolationLevel, broker, fetchLimits{maxBytes: int(w.MaxBytes), asked: int(res.MaxBytes), full: res.Full})
 	hw, preferred := p.HighWatermark, int(p.PreferredReadReplica)
 	b, _ := f.broker(broker)
 	if size := int64(len(p.Records)); size > 0 {
@@ -430,6 +430,16 @@ func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
 	case errors.Is(err, NotLeaderForPartition), errors.Is(err, FencedLeaderEpoch), errors.Is(err, UnknownLeaderEpoch):
 		r.stats.rebalances.observe(1)
 		f.logFailure(false, broker, "fetch failed", err, fmt.Sprintf("failed to read from broker %d for partition %d of %s at offset %d: %v", broker, f.tp.partition, f.tp.topic, f.offset, err))
+	case errors.Is(err, errTruncatedBatch):
+		// Malformed at the broker, or a cut we cannot explain: fetched
+		// again after the backoff, and said to the application every
+		// MaxAttempts in a row from the leader (a follower's copy: the
+		// router reads the leader's instead).
+		r.stats.errors.observe(1)
+		f.logFailure(false, broker, "fetch failed", err, fmt.Sprintf("the kafka reader got a truncated record batch reading partition %d of %s at offset %d from broker %d: %v", f.tp.partition, f.tp.topic, f.offset, broker, err))
+		if fromLeader && !f.failed(err) {
+			return false
+		}
 	default:
 		r.stats.errors.observe(1)
 		var rbe *protocol.RecordBatchError
@@ -440,7 +450,7 @@ func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
 			// must know (kafka-go returns Kafka errors too). The reader
 			// still retries after the backoff. A follower's corrupt
 			// copy is not: the router reads the leader's instead.
-			if !r.queue.pushErr(f.gen, fmt.Errorf("fetching %s at offset %d from broker %d: %w", f.tp, f.offset, broker, err)) {
+			if !r.queue.pushPartitionErr(f.gen, f.tp, fmt.Errorf("fetching %s at offset %d from broker %d: %w", f.tp, f.offset, broker, err)) {
 				return false
 			}
 		}

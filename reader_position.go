@@ -40,7 +40,7 @@ func (f *fetcher) validate(ctx context.Context) bool {
 			f.tp, endEpoch, end, f.offset, f.epoch, f.offset-end, OffsetOutOfRange)
 		r.errorf("%v", err)
 		if r.config.OffsetOutOfRangeError {
-			r.queue.pushErr(f.gen, err)
+			r.queue.pushPartitionErr(f.gen, f.tp, err)
 			return false
 		}
 		r.errorf("kafka reader: partition %s: resuming at offset %d, where the logs diverge", f.tp, end)
@@ -75,7 +75,7 @@ func (f *fetcher) resetOutOfRange(ctx context.Context) bool {
 	if r.config.OffsetOutOfRangeError {
 		err := fmt.Errorf("kafka reader: partition %s: offset %d outside [%d, %d]: %w", f.tp, f.offset, first, last, OffsetOutOfRange)
 		r.errorf("%v", err)
-		r.queue.pushErr(f.gen, err)
+		r.queue.pushPartitionErr(f.gen, f.tp, err)
 		return false
 	}
 	if f.offset > last {

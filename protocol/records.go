@@ -145,6 +145,7 @@ type RecordReader struct {
 	entries   int   // complete batches or messages met
 	truncated bool
 	needBytes int
+	cutAt     Cut
 	done      bool // MaxOffset reached
 
 	mode     int8
@@ -193,6 +194,7 @@ func (r *RecordReader) Reset(data []byte, opts RecordReadOptions) {
 		r.maxOff = math.MaxInt64
 	}
 	r.next, r.entries, r.truncated, r.needBytes, r.done = opts.MinOffset, 0, false, 0, false
+	r.cutAt = Cut{}
 	r.mode, r.batch, r.batchEnd, r.recs, r.left = recModeNone, RecordBatchHeader{}, 0, nil, 0
 	r.aborted, r.abortedNext, r.abortedPIDs = r.aborted[:0], 0, r.abortedPIDs[:0]
 	if opts.IsolationLevel == 1 && len(opts.AbortedTransactions) > 0 {
@@ -282,6 +284,20 @@ func (r *RecordReader) NeedMoreBytes() (size int, ok bool) {
 	}
 	return 0, false
 }
+
+// Cut describes the batch the data ended inside (Truncated).
+type Cut struct {
+	// Offset is the batch's base offset (-1: its first 8 bytes were cut).
+	Offset int64
+	// Size is the batch's whole size as its length field says (0: the
+	// field was cut); Present is the bytes of it the data holds.
+	Size, Present int
+}
+
+// CutBatch returns, once Next returned io.EOF, the batch the data ended
+// inside, if it did (Truncated). Whether a broker cut it at max bytes or
+// sent it malformed only the fetch's limits tell.
+func (r *RecordReader) CutBatch() (Cut, bool) { return r.cutAt, r.truncated }
 
 // advance moves NextOffset to end, never past MaxOffset.
 func (r *RecordReader) advance(end int64) {
@@ -398,10 +414,17 @@ func (r *RecordReader) nextEntry() bool {
 func (r *RecordReader) cut(d []byte) {
 	r.truncated = true
 	r.data = nil
-	if r.entries == 0 && len(d) >= 12 {
+	r.cutAt = Cut{Offset: -1, Present: len(d)}
+	if len(d) >= 8 {
+		r.cutAt.Offset = int64(binary.BigEndian.Uint64(d))
+	}
+	if len(d) >= 12 {
 		if n := int64(int32(binary.BigEndian.Uint32(d[8:]))); n >= recLegacyMinSize && 12+n <= math.MaxInt {
-			r.needBytes = int(12 + n)
+			r.cutAt.Size = int(12 + n)
 		}
+	}
+	if r.entries == 0 {
+		r.needBytes = r.cutAt.Size
 	}
 }
 

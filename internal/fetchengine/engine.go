@@ -118,7 +118,13 @@ type Result struct {
 	// answer for this one is then no sign that the broker skipped the
 	// long poll.
 	Data bool
-	Err  error
+	// MaxBytes is the partition's max bytes the request asked for (Want's,
+	// or less: capPartitions); Full says the response's records reached the
+	// request's max bytes. Only these limits let a broker end a
+	// partition's data inside a batch: any other cut batch is malformed.
+	MaxBytes int32
+	Full     bool
+	Err      error
 	// DialFailed says Err is a failure to connect to the broker.
 	DialFailed bool
 }
@@ -685,20 +691,22 @@ func (l *loop) fetch(batch []*waiter, reserved []reservation) {
 		}
 		e.stats.Partitions += int64(len(batch))
 		e.mu.Unlock()
-		l.answer(batch, resp, Result{Throttle: time.Duration(resp.ThrottleTimeMs) * time.Millisecond, MaxWait: wait, Data: hasData(resp)})
+		n := recordBytes(resp)
+		l.answer(batch, resp, Result{Throttle: time.Duration(resp.ThrottleTimeMs) * time.Millisecond, MaxWait: wait,
+			Data: n > 0, Full: n >= int64(req.MaxBytes)})
 		return
 	}
 }
 
-func hasData(resp *protocol.FetchResponse) bool {
+// recordBytes is the bytes of records of every partition of resp.
+func recordBytes(resp *protocol.FetchResponse) int64 {
+	var n int64
 	for i := range resp.Topics {
 		for j := range resp.Topics[i].Partitions {
-			if len(resp.Topics[i].Partitions[j].Records) > 0 {
-				return true
-			}
+			n += int64(len(resp.Topics[i].Partitions[j].Records))
 		}
 	}
-	return false
+	return n
 }
 
 // request builds the fetch of batch: the shortest long poll and timeouts
@@ -794,6 +802,7 @@ func (l *loop) answer(batch []*waiter, resp *protocol.FetchResponse, base Result
 			continue
 		}
 		r := base
+		r.MaxBytes = w.maxBytes
 		s := slotOf(w.want)
 		k := s.key
 		if resp != nil {
