@@ -95,3 +95,21 @@ func tool1(tool, cmd string, id int) (string, error) {
 	}
 	return out.String(), err
 }
+
+// ActiveController returns the id of the cluster's active controller: with KRaft the quorum leader (Metadata
+// names a random broker there), with ZooKeeper the controller Metadata names.
+func ActiveController(t stdtesting.TB) int {
+	t.Helper()
+	tool := requireTool(t)
+	ctx, cancel := context.WithTimeout(context.Background(), toolTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, tool, "controller").Output()
+	if err != nil {
+		t.Fatalf("ktesting: finding the active controller: %v", err)
+	}
+	id, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil {
+		t.Fatalf("ktesting: the cluster tool named no controller: %q", out)
+	}
+	return id
+}
