@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 )
 
-func writeJSON(w io.Writer, rep *Report) error {
+func writeJSON(w io.Writer, rep any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(rep); err != nil {
