@@ -72,7 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.Float64Var(&cfg.MinShare, "min-share", 0, "exit with status 3 when the share of bytes read in the rack(s) is below this (0..1): bytes as -observe measured them, otherwise every partition weighs the same")
 	fs.BoolVar(&cfg.ClientSelect, "client-select", false, "when the leader names no replica, plan the client-side selection (an in-sync replica in the rack)")
 	fs.BoolVar(&cfg.JSON, "json", false, "print JSON instead of a table")
-	fs.Float64Var(&cfg.Rate, "rate", 0, "consume rate of the rack's consumers on the topic, in MB/s (10^6 bytes), for the cost estimate")
+	fs.Float64Var(&cfg.Rate, "rate", 0, "consume rate of the consumers on the topics (the whole fleet with -racks), in MB/s (10^6 bytes), for the cost estimate")
 	fs.DurationVar(&cfg.Observe, "observe", 0, "measure the topic's growth over this window (e.g. 1m) for the cost estimate")
 	fs.Float64Var(&cfg.Price, "price", defaultPrice, "USD per GB charged on each side of a cross-zone transfer")
 	fs.BoolVar(&cfg.Watch, "watch", false, "run a Reader in the rack and print its routing every second until interrupted")
