@@ -172,7 +172,7 @@ func writeSummary(w io.Writer, s *Summary, asJSON bool) error {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		if err := writeTable(w, rep); err != nil {
+		if err := writeTableOf(w, rep, i == 0); err != nil { // the brokers are the same for every report
 			return err
 		}
 	}

@@ -67,6 +67,8 @@ func TestKafkaRackFleet(t *testing.T) {
 	require.Equal(t, 0, code, "stderr: %s", errOut)
 	assert.Contains(t, out, "over topic(s) t and rack(s) a, b, c: 100.0% of the partitions read in the consumers' rack")
 	assert.Contains(t, out, "cross-zone GB a month: 17280.0 without rack-aware fetching, 0.0 with it")
+	assert.Equal(t, 1, strings.Count(out, "replica.selector.class\n"), "the brokers' table once:\n%s", out)
+	assert.Equal(t, 3, strings.Count(out, "PARTITION"), "a plan per rack:\n%s", out)
 }
 
 // Several topics are checked together, each partition weighing the same.
