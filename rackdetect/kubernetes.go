@@ -29,11 +29,13 @@ const ZoneIDLabel = "topology.k8s.aws/zone-id"
 // key="value" line per label).
 //
 // The zone is a node label; a pod carries it only when something copies
-// it there (the PodTopologyLabelsAdmission feature of Kubernetes 1.33+, or
-// a webhook). Which label to read depends on the brokers, not the cluster:
-// on EKS, ZoneLabel holds the zone name (us-east-1a), which is what
-// Strimzi brokers on the same cluster use, while MSK's broker.rack is the
-// zone ID, held by ZoneIDLabel (set Label to it) or read from EC2.
+// it there: the PodTopologyLabelsAdmission feature of Kubernetes 1.33+
+// copies ZoneLabel (and the region), a webhook or controller any other
+// label. Which label to read depends on the brokers, not the cluster: on
+// EKS, ZoneLabel holds the zone name (us-east-1a), which is what Strimzi
+// brokers on the same cluster use, while MSK's broker.rack is the zone ID,
+// held by ZoneIDLabel (set Label to it; PodTopologyLabelsAdmission does
+// not copy it) or read from EC2.
 type Kubernetes struct {
 	// Env, when set, is the environment variable read first.
 	Env string
