@@ -65,10 +65,15 @@ func (e *DetectError) Error() string {
 
 func (e *DetectError) Unwrap() []error { return e.Errs }
 
-// Detect asks the sources in order and returns the first zone found. When
-// none finds one, the error is a *DetectError with each source's reason;
-// a cancelled ctx stops the search.
+// Detect returns the value of OverrideEnv (KAFKA_CLIENT_RACK) when it is
+// set, and otherwise asks the sources in order and returns the first zone
+// found. An override that is not a zone is an error (ErrBadOverride), not a
+// reason to guess. When no source finds a zone, the error is a *DetectError
+// with each source's reason; a cancelled ctx stops the search.
 func Detect(ctx context.Context, sources ...Source) (string, error) {
+	if zone, ok, err := override(); err != nil || ok {
+		return zone, err
+	}
 	var errs []error
 	for _, s := range sources {
 		if s == nil {

@@ -2,8 +2,10 @@ package rackdetect
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 )
@@ -20,7 +22,12 @@ import (
 //
 // In a container on EC2 the token's answer must cross one more network hop
 // than the instance's default limit of 1 allows: without a hop limit of 2
-// (HttpPutResponseHopLimit) the PUT times out. On EKS, prefer Kubernetes.
+// (HttpPutResponseHopLimit) the PUT times out. On EKS, where pods often
+// cannot reach IMDS, read the topology.k8s.aws/zone-id node label instead
+// (Kubernetes{Label: ZoneIDLabel}); it holds the same ID.
+//
+// Like the AWS SDKs, EC2 does not call IMDS when the environment variable
+// AWS_EC2_METADATA_DISABLED is "true": it fails at once with ErrDisabled.
 type EC2 struct {
 	// Endpoint is the metadata service's base URL (default
 	// http://169.254.169.254).
@@ -39,7 +46,17 @@ func (s EC2) Zone(ctx context.Context) (string, error) {
 	return named(s.Name())(s.zone(ctx))
 }
 
+// ec2DisabledEnv is the AWS SDKs' switch that turns IMDS calls off.
+const ec2DisabledEnv = "AWS_EC2_METADATA_DISABLED"
+
+// ErrDisabled says that a source was switched off by its environment
+// variable and asked nothing.
+var ErrDisabled = errors.New("disabled")
+
 func (s EC2) zone(ctx context.Context) (string, error) {
+	if strings.EqualFold(strings.TrimSpace(os.Getenv(ec2DisabledEnv)), "true") {
+		return "", fmt.Errorf("%w by %s=true", ErrDisabled, ec2DisabledEnv)
+	}
 	ctx, cancel := withTimeout(ctx, s.Timeout)
 	defer cancel()
 	base := baseURL(s.Endpoint)

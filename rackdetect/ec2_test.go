@@ -161,3 +161,23 @@ func TestEC2Unreachable(t *testing.T) {
 	require.ErrorAs(t, err, &opErr, "%v", err)
 	assert.Equal(t, "dial", opErr.Op)
 }
+
+// AWS_EC2_METADATA_DISABLED=true keeps EC2 from calling IMDS, as in the AWS
+// SDKs; other values do not.
+func TestEC2MetadataDisabled(t *testing.T) {
+	asked, url := countingServer(t)
+	for _, v := range []string{"true", "TRUE", " True "} {
+		t.Setenv(ec2DisabledEnv, v)
+		_, err := EC2{Endpoint: url}.Zone(testCtx(t))
+		require.Error(t, err)
+		assert.ErrorIs(t, err, ErrDisabled)
+		assert.Contains(t, err.Error(), "rackdetect: ec2: disabled by AWS_EC2_METADATA_DISABLED=true")
+	}
+	assert.Zero(t, asked.Load(), "IMDS asked while disabled")
+
+	t.Setenv(ec2DisabledEnv, "false")
+	_, imds := fakeIMDSv2(t, "use1-az4")
+	zone, err := EC2{Endpoint: imds}.Zone(testCtx(t))
+	require.NoError(t, err)
+	assert.Equal(t, "use1-az4", zone)
+}

@@ -10,8 +10,10 @@ import (
 	"github.com/rackfetch/kafka-go/rackdetect"
 )
 
-// Detect tries the sources in order. Here a stand-in for the EC2 metadata
-// service answers; on EC2, leave Endpoint empty.
+// Detect tries the sources in order. For Amazon MSK, whose broker.rack is
+// the AZ ID: EKS's zone-id node label, then IMDS. Here the label is not
+// exposed and a stand-in for the EC2 metadata service answers; on EC2,
+// leave Endpoint and File empty.
 func ExampleDetect() {
 	imds := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
@@ -28,7 +30,7 @@ func ExampleDetect() {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	rack, err := rackdetect.Detect(ctx,
-		rackdetect.Kubernetes{File: "/nonexistent/podinfo/labels"},
+		rackdetect.Kubernetes{File: "/nonexistent/podinfo/labels", Label: rackdetect.ZoneIDLabel},
 		rackdetect.EC2{Endpoint: imds.URL},
 	)
 	fmt.Println(rack, err)

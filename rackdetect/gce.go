@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 )
@@ -13,9 +14,11 @@ import (
 // projects/<number>/zones/<zone>). GCP zone names are the same in every
 // project, so the name is what brokers in that zone use.
 type GCE struct {
-	// Endpoint is the metadata server's base URL (default
-	// http://169.254.169.254, the address of metadata.google.internal: no
-	// DNS lookup off GCE).
+	// Endpoint is the metadata server's base URL. When it is empty, the
+	// host (host or host:port) in the environment variable
+	// GCE_METADATA_HOST is used, as Google's client libraries do, and
+	// otherwise http://169.254.169.254, the address of
+	// metadata.google.internal: no DNS lookup off GCE.
 	Endpoint string
 	// Timeout bounds the request (default DefaultTimeout).
 	Timeout time.Duration
@@ -31,10 +34,24 @@ func (s GCE) Zone(ctx context.Context) (string, error) {
 	return named(s.Name())(s.zone(ctx))
 }
 
+// gceHostEnv is the variable Google's client libraries read to reach the
+// metadata server at another address (an emulator, a proxy).
+const gceHostEnv = "GCE_METADATA_HOST"
+
+func (s GCE) endpoint() string {
+	if s.Endpoint != "" {
+		return s.Endpoint
+	}
+	if host := strings.TrimSpace(os.Getenv(gceHostEnv)); host != "" {
+		return "http://" + host
+	}
+	return ""
+}
+
 func (s GCE) zone(ctx context.Context) (string, error) {
 	ctx, cancel := withTimeout(ctx, s.Timeout)
 	defer cancel()
-	base := baseURL(s.Endpoint)
+	base := baseURL(s.endpoint())
 	body, header, err := call(ctx, s.Client, http.MethodGet, base+"/computeMetadata/v1/instance/zone",
 		map[string]string{"Metadata-Flavor": "Google"})
 	if err != nil {

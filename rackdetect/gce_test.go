@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,4 +63,19 @@ func TestGCETimeout(t *testing.T) {
 	_, err := GCE{Endpoint: srv.URL, Timeout: 50 * time.Millisecond}.Zone(testCtx(t))
 	require.Error(t, err)
 	assert.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
+}
+
+// GCE_METADATA_HOST points the probe at another host when no Endpoint is
+// set; an Endpoint wins over it.
+func TestGCEMetadataHost(t *testing.T) {
+	url := fakeGCE(t, "projects/1/zones/us-central1-f", true)
+	t.Setenv(gceHostEnv, strings.TrimPrefix(url, "http://"))
+	zone, err := GCE{}.Zone(testCtx(t))
+	require.NoError(t, err)
+	assert.Equal(t, "us-central1-f", zone)
+
+	other := fakeGCE(t, "projects/1/zones/asia-east1-a", true)
+	zone, err = GCE{Endpoint: other}.Zone(testCtx(t))
+	require.NoError(t, err)
+	assert.Equal(t, "asia-east1-a", zone)
 }

@@ -13,8 +13,14 @@ import (
 // labels with the downward API.
 const DefaultLabelsFile = "/etc/podinfo/labels"
 
-// ZoneLabel is the well-known zone label of Kubernetes nodes.
+// ZoneLabel is the well-known zone label of Kubernetes nodes. Clouds fill
+// it with the zone name: us-east-1a on EKS, europe-west1-b on GKE, eastus-1
+// on AKS. Strimzi copies it into broker.rack (rack.topologyKey).
 const ZoneLabel = "topology.kubernetes.io/zone"
+
+// ZoneIDLabel is the label EKS puts on nodes with the availability zone ID
+// (use1-az4): the spelling of MSK's broker.rack.
+const ZoneIDLabel = "topology.k8s.aws/zone-id"
 
 // Kubernetes reads the pod's zone label, exposed by the downward API as an
 // environment variable (env: valueFrom: fieldRef:
@@ -23,11 +29,13 @@ const ZoneLabel = "topology.kubernetes.io/zone"
 // key="value" line per label).
 //
 // The zone is a node label; a pod carries it only when something copies
-// it there (the PodTopologyLabelsAdmission feature of Kubernetes 1.33+, or
-// a webhook). Cloud providers set it to the spelling their brokers use on the
-// same cluster: on EKS the zone name (us-east-1a), so MSK brokers, whose
-// broker.rack is the zone ID, need EC2 instead (or a zone ID label copied
-// to the pod, read with Label).
+// it there: the PodTopologyLabelsAdmission feature of Kubernetes 1.33+
+// copies ZoneLabel (and the region), a webhook or controller any other
+// label. Which label to read depends on the brokers, not the cluster: on
+// EKS, ZoneLabel holds the zone name (us-east-1a), which is what Strimzi
+// brokers on the same cluster use, while MSK's broker.rack is the zone ID,
+// held by ZoneIDLabel (set Label to it; PodTopologyLabelsAdmission does
+// not copy it) or read from EC2.
 type Kubernetes struct {
 	// Env, when set, is the environment variable read first.
 	Env string

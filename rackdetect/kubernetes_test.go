@@ -83,3 +83,16 @@ func TestKubernetesDefaultFile(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), DefaultLabelsFile)
 }
+
+// ZoneIDLabel reads EKS's AZ ID label from the same labels file.
+func TestKubernetesZoneIDLabel(t *testing.T) {
+	assert.Equal(t, "topology.k8s.aws/zone-id", ZoneIDLabel)
+	zone, err := Kubernetes{File: labelsFile(t, eksPodLabels), Label: ZoneIDLabel}.Zone(testCtx(t))
+	require.NoError(t, err)
+	assert.Equal(t, "use1-az1", zone)
+
+	_, err = Kubernetes{File: labelsFile(t, podLabels), Label: ZoneIDLabel}.Zone(testCtx(t))
+	require.Error(t, err)
+	assert.ErrorIs(t, err, ErrNoZone)
+	assert.Contains(t, err.Error(), "label topology.k8s.aws/zone-id in")
+}

@@ -156,8 +156,8 @@ func brokerWarnings(brokers []BrokerCheck, rack string) []string {
 	var w []string
 	if len(noSelector) > 0 {
 		w = append(w, fmt.Sprintf("%s is unset on broker(s) %s: their leaders never name a replica to read, so a Reader reads those partitions from the leader. "+
-			"Set %s=%s on every broker, or let the Reader choose on the client side (ReaderConfig.ReplicaSelector, a kafka.ReplicaSelector, being added to the library), "+
-			"which would read an in-sync replica in rack %q: -client-select shows that plan",
+			"Set %s=%s on every broker, or let the Reader choose on the client side with ReaderConfig.ReplicaSelector = kafka.RackAffinityReplicaSelector{}, "+
+			"which reads an in-sync replica in rack %q: -client-select shows that plan",
 			configSelector, strings.Join(noSelector, ", "), configSelector, rackAwareSelect, rack))
 	}
 	if len(custom) > 0 {

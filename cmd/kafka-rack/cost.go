@@ -1,6 +1,9 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Cost is the cross-zone cost estimate of the plan.
 type Cost struct {
@@ -32,12 +35,21 @@ const (
 	bytesPerGB      = 1e9
 )
 
-// estimateCost weighs each partition by its observed bytes (observed is
-// nil with -rate: every partition then weighs the same) and prices what
-// stops crossing zones.
-func estimateCost(parts []PartitionPlan, bytesPerSecond float64, observed map[int]int64, price float64) *Cost {
+// topicPartition names a partition across topics.
+type topicPartition struct {
+	Topic     string
+	Partition int
+}
+
+// estimateCost prices the reads of reports: one per topic and rack, the
+// racks a fleet of consumers is spread over evenly. Each partition is read
+// from every rack for an equal part of its bytes, so it counts as in rack
+// for the racks' share whose plan reads it there. Partitions weigh their
+// observed bytes (observed is nil with -rate: every partition then weighs
+// the same), and what stops crossing zones is priced.
+func estimateCost(reports []*Report, bytesPerSecond float64, observed map[topicPartition]int64, price float64) *Cost {
 	c := &Cost{Source: "-rate", BytesPerSecond: bytesPerSecond, PricePerGBEachWay: price}
-	weight := func(p PartitionPlan) float64 { return 1 }
+	weight := func(topicPartition) float64 { return 1 }
 	weighting := "the rate is spread evenly over the partitions"
 	if observed != nil {
 		c.Source = "-observe"
@@ -47,22 +59,41 @@ func estimateCost(parts []PartitionPlan, bytesPerSecond float64, observed map[in
 		}
 		c.ObservedBytes = sum
 		if sum > 0 {
-			weight = func(p PartitionPlan) float64 { return float64(observed[p.Partition]) }
+			weight = func(tp topicPartition) float64 { return float64(observed[tp]) }
 			weighting = "each partition weighs what it grew by while observed"
 		} else {
 			weighting = "nothing was written while observed: partitions weigh the same"
 		}
 	}
+	type reads struct{ racks, inRack, leaderIn int }
+	byTP := map[topicPartition]*reads{}
+	var order []topicPartition
+	var racks []string
+	for _, rep := range reports {
+		racks = appendNew(racks, rep.Rack)
+		for _, p := range rep.Partitions {
+			tp := topicPartition{rep.Topic, p.Partition}
+			r := byTP[tp]
+			if r == nil {
+				r = &reads{}
+				byTP[tp] = r
+				order = append(order, tp)
+			}
+			r.racks++
+			if p.InRack {
+				r.inRack++
+			}
+			if p.LeaderInRack {
+				r.leaderIn++
+			}
+		}
+	}
 	var total, inRack, leaderIn float64
-	for _, p := range parts {
-		w := weight(p)
+	for _, tp := range order {
+		r, w := byTP[tp], weight(tp)
 		total += w
-		if p.InRack {
-			inRack += w
-		}
-		if p.LeaderInRack {
-			leaderIn += w
-		}
+		inRack += w * float64(r.inRack) / float64(r.racks)
+		leaderIn += w * float64(r.leaderIn) / float64(r.racks)
 	}
 	if total > 0 {
 		c.InRackShare, c.LeaderInRackShare = inRack/total, leaderIn/total
@@ -72,8 +103,12 @@ func estimateCost(parts []PartitionPlan, bytesPerSecond float64, observed map[in
 	c.CrossGBWithPlan = c.GBPerMonth * (1 - c.InRackShare)
 	c.SavedUSDPerMonth = (c.CrossGBWithoutRack - c.CrossGBWithPlan) * 2 * price
 	c.CostUSDPerMonthAfter = c.CrossGBWithPlan * 2 * price
+	readers := "one consumer group in the rack reads every byte of the topic once"
+	if len(racks) > 1 {
+		readers = fmt.Sprintf("one consumer group spread evenly over racks %s reads every byte once: each rack's consumers read an equal part of every partition, from their own rack where the plan says so", strings.Join(racks, ", "))
+	}
 	c.Assumptions = []string{
-		"one consumer group in the rack reads every byte of the topic once; producers and replication are not counted (they do not change)",
+		readers + "; producers and replication are not counted (they do not change)",
 		fmt.Sprintf("a byte that crosses zones is billed $%.4f/GB leaving one zone and $%.4f/GB entering the other ($%.4f/GB in all)", price, price, 2*price),
 		"GB = 10^9 bytes, MB = 10^6 bytes, a month = 30 days",
 		"bytes are record batches as stored (compressed, batch headers included); request and response headers are not counted",
@@ -81,4 +116,13 @@ func estimateCost(parts []PartitionPlan, bytesPerSecond float64, observed map[in
 		weighting,
 	}
 	return c
+}
+
+func appendNew(s []string, v string) []string {
+	for _, o := range s {
+		if o == v {
+			return s
+		}
+	}
+	return append(s, v)
 }

@@ -19,16 +19,26 @@ import (
 
 // config is what the command line asks for.
 type config struct {
-	Brokers      []string
-	Topic        string
+	Brokers []string
+	// Topics are the topics checked (-topic, comma-separated); Topic is
+	// the one a single check works on.
+	Topics []string
+	Topic  string
+	// Racks are the consumers' racks: one from -rack, several from -racks
+	// (a fleet spread over them). Rack is the one a single check works on;
+	// "auto" until resolveRack replaces it.
+	Racks        []string
 	Rack         string
 	ClientSelect bool
-	JSON         bool
-	Rate         float64       // MB/s (10^6 bytes) given with -rate; 0 when not given
-	Observe      time.Duration // -observe window; 0 when not given
-	Price        float64       // USD per GB (10^9 bytes) charged on each side of a zone crossing
-	Watch        bool
-	Timeout      time.Duration
+	// MinShare is the least share of bytes read in the rack(s) that
+	// passes (-min-share; 0: no gate).
+	MinShare float64
+	JSON     bool
+	Rate     float64       // MB/s (10^6 bytes) given with -rate; 0 when not given
+	Observe  time.Duration // -observe window; 0 when not given
+	Price    float64       // USD per GB (10^9 bytes) charged on each side of a zone crossing
+	Watch    bool
+	Timeout  time.Duration
 
 	TLS  *tls.Config    // nil: plaintext
 	SASL sasl.Mechanism // nil: no SASL
@@ -43,21 +53,26 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("kafka-rack", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafka-rack -brokers host:port[,host:port] -topic T -rack R [flags]")
+		fmt.Fprintln(stderr, "usage: kafka-rack -brokers host:port[,host:port] -topic T[,T] (-rack R | -rack auto | -racks R1,R2,R3) [flags]")
 		fmt.Fprintln(stderr, "Prints per partition the leader, the replica a Reader in rack R reads and why, and the cross-zone cost saved.")
+		fmt.Fprintln(stderr, "Exit status: 0 ok, 1 error, 2 bad command line, 3 below -min-share.")
+		fmt.Fprintf(stderr, "The SASL password is read from -password-file or the environment variable %s.\n", passwordEnv)
 		fs.PrintDefaults()
 	}
 	var (
-		brokers, saslMech, user, password, caFile string
-		useTLS, insecure                          bool
-		cfg                                       = &config{}
+		brokers, topics, racks, saslMech, user, caFile string
+		password, passwordFile                         string
+		useTLS, insecure                               bool
+		cfg                                            = &config{}
 	)
 	fs.StringVar(&brokers, "brokers", "", "comma-separated bootstrap brokers (required)")
-	fs.StringVar(&cfg.Topic, "topic", "", "topic to check (required)")
-	fs.StringVar(&cfg.Rack, "rack", "", "the client's rack, as the brokers' broker.rack spells it (required)")
+	fs.StringVar(&topics, "topic", "", "comma-separated topics to check (required)")
+	fs.StringVar(&cfg.Rack, "rack", "", "the client's rack, as the brokers' broker.rack spells it, or \"auto\" to detect it (rackdetect, KAFKA_CLIENT_RACK first)")
+	fs.StringVar(&racks, "racks", "", "comma-separated racks a consumer fleet is spread over, evenly: the cost and share count the whole fleet (instead of -rack)")
+	fs.Float64Var(&cfg.MinShare, "min-share", 0, "exit with status 3 when the share of bytes read in the rack(s) is below this (0..1): bytes as -observe measured them, otherwise every partition weighs the same")
 	fs.BoolVar(&cfg.ClientSelect, "client-select", false, "when the leader names no replica, plan the client-side selection (an in-sync replica in the rack)")
 	fs.BoolVar(&cfg.JSON, "json", false, "print JSON instead of a table")
-	fs.Float64Var(&cfg.Rate, "rate", 0, "consume rate of the rack's consumers on the topic, in MB/s (10^6 bytes), for the cost estimate")
+	fs.Float64Var(&cfg.Rate, "rate", 0, "consume rate of the consumers on the topics (the whole fleet with -racks), in MB/s (10^6 bytes), for the cost estimate")
 	fs.DurationVar(&cfg.Observe, "observe", 0, "measure the topic's growth over this window (e.g. 1m) for the cost estimate")
 	fs.Float64Var(&cfg.Price, "price", defaultPrice, "USD per GB charged on each side of a cross-zone transfer")
 	fs.BoolVar(&cfg.Watch, "watch", false, "run a Reader in the rack and print its routing every second until interrupted")
@@ -67,27 +82,28 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&insecure, "tls-insecure", false, "do not verify the brokers' certificates (implies -tls)")
 	fs.StringVar(&saslMech, "sasl", "", "SASL mechanism: plain, scram-sha-256 or scram-sha-512")
 	fs.StringVar(&user, "user", "", "SASL user name")
-	fs.StringVar(&password, "password", "", "SASL password")
+	fs.StringVar(&password, "password", "", "SASL password (deprecated: it shows in ps and shell history; use -password-file or "+passwordEnv+")")
+	fs.StringVar(&passwordFile, "password-file", "", "file holding the SASL password (a trailing newline is dropped)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q: every setting is a flag", fs.Arg(0))
 	}
-	for _, b := range strings.Split(brokers, ",") {
-		if b = strings.TrimSpace(b); b != "" {
-			cfg.Brokers = append(cfg.Brokers, b)
-		}
-	}
+	cfg.Brokers = splitList(brokers)
+	cfg.Topics = splitList(topics)
 	var errs []error
 	if len(cfg.Brokers) == 0 {
 		errs = append(errs, errors.New("-brokers is required (host:port, comma-separated)"))
 	}
-	if cfg.Topic == "" {
+	if len(cfg.Topics) == 0 {
 		errs = append(errs, errors.New("-topic is required"))
+	} else {
+		cfg.Topic = cfg.Topics[0]
 	}
-	if cfg.Rack == "" {
-		errs = append(errs, errors.New("-rack is required (the client's rack, e.g. an AZ ID such as use1-az1)"))
+	errs = append(errs, cfg.setRacks(racks)...)
+	if cfg.MinShare < 0 || cfg.MinShare > 1 {
+		errs = append(errs, fmt.Errorf("-min-share %g: must be a share from 0 to 1 (0.99 is 99%%)", cfg.MinShare))
 	}
 	if cfg.Rate < 0 {
 		errs = append(errs, fmt.Errorf("-rate %g: must be 0 or more MB/s", cfg.Rate))
@@ -111,6 +127,13 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		cfg.TLS = tc
 	}
+	password, given, err := readPassword(password, passwordFile, stderr)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if !given && saslMech == "" {
+		password = ""
+	}
 	mech, err := saslMechanism(saslMech, user, password)
 	if err != nil {
 		errs = append(errs, err)
@@ -120,6 +143,46 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// setRacks reads -rack and -racks into Racks; with -racks, Rack is the
+// first until each rack is checked in turn.
+func (cfg *config) setRacks(racks string) []error {
+	list := splitList(racks)
+	switch {
+	case cfg.Rack != "" && len(list) > 0:
+		return []error{errors.New("-rack and -racks both give the client's rack: use one")}
+	case len(list) > 0:
+		for i, r := range list {
+			if r == autoRack {
+				return []error{errors.New("-racks auto: detection finds one rack; name the fleet's racks")}
+			}
+			for _, o := range list[:i] {
+				if o == r {
+					return []error{fmt.Errorf("-racks: rack %q is given twice", r)}
+				}
+			}
+		}
+		cfg.Racks, cfg.Rack = list, list[0]
+	case cfg.Rack != "":
+		cfg.Racks = []string{cfg.Rack}
+	default:
+		return []error{errors.New("-rack is required (the client's rack, e.g. an AZ ID such as use1-az1, or auto), or -racks for a fleet")}
+	}
+	if cfg.Watch && len(cfg.Racks) > 1 {
+		return []error{errors.New("-watch runs Readers in one rack: use -rack, not -racks")}
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func tlsConfig(caFile string, insecure bool) (*tls.Config, error) {
@@ -142,7 +205,7 @@ func tlsConfig(caFile string, insecure bool) (*tls.Config, error) {
 func saslMechanism(name, user, password string) (sasl.Mechanism, error) {
 	if name == "" {
 		if user != "" || password != "" {
-			return nil, errors.New("-user and -password need -sasl plain, scram-sha-256 or scram-sha-512")
+			return nil, errors.New("-user and the password need -sasl plain, scram-sha-256 or scram-sha-512")
 		}
 		return nil, nil
 	}

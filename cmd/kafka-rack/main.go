@@ -1,10 +1,13 @@
-// Command kafka-rack checks rack-aware fetching (KIP-392) for a topic: per
+// Command kafka-rack checks rack-aware fetching (KIP-392) for topics: per
 // partition, the leader, the replica a Reader in the given rack would read
 // and why, the brokers' replica.selector.class and broker.rack, and the
 // cross-zone cost it saves at a consume rate given (-rate) or measured
-// (-observe).
+// (-observe), for consumers in one rack (-rack) or spread over several
+// (-racks). With -min-share it gates a deploy: exit status 3 when less
+// than that share is read in the rack(s).
 //
 //	kafka-rack -brokers kafka-1:9092 -topic payments -rack use1-az1 -observe 1m
+//	kafka-rack -brokers kafka-1:9092 -topic payments,orders -racks use1-az1,use1-az2,use1-az4 -min-share 0.99
 package main
 
 import (
@@ -23,22 +26,31 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// exitCode prints err and returns the exit status that tells CI what
+// happened: 0 ok, 1 the check failed to run, 2 a bad command line, 3 below
+// -min-share.
+func exitCode(err error, stderr io.Writer) int {
 	switch {
-	case errors.Is(err, flag.ErrHelp):
-		os.Exit(0)
-	case errors.Is(err, errUsage):
-		fmt.Fprintln(os.Stderr, "kafka-rack:", err)
-		os.Exit(2)
-	case err != nil:
-		fmt.Fprintln(os.Stderr, "kafka-rack:", err)
-		os.Exit(1)
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
 	}
+	fmt.Fprintln(stderr, "kafka-rack:", err)
+	switch {
+	case errors.Is(err, errUsage):
+		return 2
+	case errors.Is(err, errBelowMinShare):
+		return 3
+	}
+	return 1
 }
 
 // errUsage marks errors of the command line.
 var errUsage = errors.New("bad command line")
 
-// run is the command: parse args, build the report, print it.
+// run is the command: parse args, build the reports, print them, gate.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg, err := parseFlags(args, stderr)
 	if err != nil {
@@ -47,53 +59,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
-	rep, err := buildReport(ctx, cfg)
+	if err := resolveRack(ctx, cfg, stderr); err != nil {
+		return err
+	}
+	reports, err := checkAll(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	if err := addCost(ctx, cfg, rep); err != nil {
+	sum, err := summarize(ctx, cfg, reports)
+	if err != nil {
 		return err
 	}
-	if cfg.JSON {
-		err = writeJSON(stdout, rep)
-	} else {
-		err = writeTable(stdout, rep)
-	}
-	if err != nil || !cfg.Watch {
+	if err := writeSummary(stdout, sum, cfg.JSON); err != nil {
 		return err
 	}
-	ids := make([]int, len(rep.Partitions))
-	for i, p := range rep.Partitions {
-		ids[i] = p.Partition
+	if err := checkMinShare(cfg, sum); err != nil || !cfg.Watch {
+		return err
+	}
+	var tps []topicPartition
+	for _, rep := range reports {
+		for _, p := range rep.Partitions {
+			tps = append(tps, topicPartition{rep.Topic, p.Partition})
+		}
 	}
 	if !cfg.JSON {
 		fmt.Fprintf(stdout, "\nwatching Readers in rack %q, one per partition, from the end of the log (Ctrl-C ends):\n", cfg.Rack)
 	}
-	return watch(ctx, cfg, ids, stdout, time.Second, 0)
-}
-
-// addCost adds the cost estimate when a rate is given or observed.
-func addCost(ctx context.Context, cfg *config, rep *Report) error {
-	switch {
-	case cfg.Rate > 0:
-		rep.Cost = estimateCost(rep.Partitions, cfg.Rate*1e6, nil, cfg.Price)
-	case cfg.Observe > 0:
-		ids := make([]int, len(rep.Partitions))
-		for i, p := range rep.Partitions {
-			ids[i] = p.Partition
-		}
-		observed, elapsed, err := observeBytes(ctx, cfg, ids, cfg.Observe)
-		if err != nil {
-			return err
-		}
-		secs := elapsed.Seconds()
-		var sum int64
-		for i := range rep.Partitions {
-			rep.Partitions[i].Bytes = observed[rep.Partitions[i].Partition]
-			sum += rep.Partitions[i].Bytes
-		}
-		rep.Cost = estimateCost(rep.Partitions, float64(sum)/secs, observed, cfg.Price)
-		rep.Cost.ObservedSeconds = secs
-	}
-	return nil
+	return watch(ctx, cfg, tps, stdout, time.Second, 0)
 }

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 )
 
-func writeJSON(w io.Writer, rep *Report) error {
+func writeJSON(w io.Writer, rep any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(rep); err != nil {
@@ -20,25 +20,21 @@ func writeJSON(w io.Writer, rep *Report) error {
 
 // writeTable prints the report for people.
 func writeTable(w io.Writer, rep *Report) error {
+	return writeTableOf(w, rep, true)
+}
+
+// writeTableOf prints the report, with the brokers' table or without it
+// (when an earlier report of the same run showed it).
+func writeTableOf(w io.Writer, rep *Report, withBrokers bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	sel := "off"
 	if rep.ClientSelect {
 		sel = "on"
 	}
 	fmt.Fprintf(tw, "topic %s, client rack %q, client-side selection %s\n\n", rep.Topic, rep.Rack, sel)
-	fmt.Fprintln(tw, "BROKER\tHOST\tRACK\tbroker.rack\tFETCH\treplica.selector.class")
-	for _, b := range rep.Brokers {
-		sc := orDash(b.SelectorClass)
-		if b.Error != "" {
-			sc = "? (" + b.Error + ")"
-		}
-		fetch := "?"
-		if b.FetchMaxVersion >= 0 {
-			fetch = fmt.Sprintf("v%d", b.FetchMaxVersion)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", b.ID, b.Host, orDash(b.Rack), orDash(b.BrokerRack), fetch, sc)
+	if withBrokers {
+		writeBrokers(tw, rep.Brokers)
 	}
-	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "PARTITION\tLEADER\tISR\tLEADER NAMES\tREAD FROM\tIN RACK\tWHY")
 	inRack := 0
 	for _, p := range rep.Partitions {
@@ -63,6 +59,23 @@ func writeTable(w io.Writer, rep *Report) error {
 		writeCost(w, c)
 	}
 	return nil
+}
+
+// writeBrokers prints the brokers' settings.
+func writeBrokers(tw io.Writer, brokers []BrokerCheck) {
+	fmt.Fprintln(tw, "BROKER\tHOST\tRACK\tbroker.rack\tFETCH\treplica.selector.class")
+	for _, b := range brokers {
+		sc := orDash(b.SelectorClass)
+		if b.Error != "" {
+			sc = "? (" + b.Error + ")"
+		}
+		fetch := "?"
+		if b.FetchMaxVersion >= 0 {
+			fetch = fmt.Sprintf("v%d", b.FetchMaxVersion)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", b.ID, b.Host, orDash(b.Rack), orDash(b.BrokerRack), fetch, sc)
+	}
+	fmt.Fprintln(tw)
 }
 
 func writeCost(w io.Writer, c *Cost) {

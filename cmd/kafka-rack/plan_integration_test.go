@@ -265,7 +265,7 @@ func TestKafkaRackWatch(t *testing.T) {
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	w := &tickWatcher{t: t, want: want, stop: stop}
-	err = watch(wctx, cfg, []int{0, 1, 2}, w, 200*time.Millisecond, 100)
+	err = watch(wctx, cfg, []topicPartition{{topic, 0}, {topic, 1}, {topic, 2}}, w, 200*time.Millisecond, 100)
 	require.NoError(t, err)
 	require.True(t, w.matched, "no tick in 20 s showed the planned brokers %v; last: %s", want, w.last)
 }

@@ -105,7 +105,8 @@ func TestKafkaRackCost(t *testing.T) {
 		{Partition: 2, InRack: false},
 		{Partition: 3, InRack: true},
 	}
-	c := estimateCost(parts, 10e6, nil, 0.01) // 10 MB/s, spread evenly
+	rep := []*Report{{Topic: "t", Rack: "b", Partitions: parts}}
+	c := estimateCost(rep, 10e6, nil, 0.01) // 10 MB/s, spread evenly
 	require.Equal(t, 0.75, c.InRackShare)
 	require.Equal(t, 0.25, c.LeaderInRackShare)
 	require.InDelta(t, 25920.0, c.GBPerMonth, 1e-9) // 10 MB/s × 30 days
@@ -114,7 +115,7 @@ func TestKafkaRackCost(t *testing.T) {
 	require.InDelta(t, 25920*0.5*0.02, c.SavedUSDPerMonth, 1e-9)
 
 	// Observed bytes weigh the partitions.
-	c = estimateCost(parts, 1e6, map[int]int64{0: 0, 1: 100, 2: 300, 3: 0}, 0.01)
+	c = estimateCost(rep, 1e6, map[topicPartition]int64{{"t", 0}: 0, {"t", 1}: 100, {"t", 2}: 300, {"t", 3}: 0}, 0.01)
 	require.Equal(t, "-observe", c.Source)
 	require.Equal(t, int64(400), c.ObservedBytes)
 	require.Equal(t, 0.25, c.InRackShare)
@@ -162,7 +163,7 @@ func TestKafkaRackOutput(t *testing.T) {
 		Warnings:   []string{"replica.selector.class is unset on broker(s) 1"},
 		Partitions: []PartitionPlan{{Partition: 0, Leader: Replica{1, "a"}, ISR: []int{1, 2}, Preferred: -1, Read: Replica{1, "a"}, Reason: reasonNoSelector}},
 	}
-	rep.Cost = estimateCost(rep.Partitions, 1e6, nil, 0.01)
+	rep.Cost = estimateCost([]*Report{rep}, 1e6, nil, 0.01)
 	var tbl bytes.Buffer
 	require.NoError(t, writeTable(&tbl, rep))
 	for _, want := range []string{"0          1 (a)   [1,2]  none (-1)     1 (a)      no       " + reasonNoSelector,

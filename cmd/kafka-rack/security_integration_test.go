@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,16 +21,20 @@ func TestKafkaRackSecurityFlags(t *testing.T) {
 	}
 	topic := krTopic(t, ctx, c)
 	rack := c.Rack(c.BrokerIDs[1])
+	plainFile := filepath.Join(t.TempDir(), "plain-password")
+	require.NoError(t, os.WriteFile(plainFile, []byte(c.Plain.Password+"\n"), 0o600))
 	for _, tc := range []struct {
 		name string
 		args []string
+		env  string // KAFKA_PASSWORD
 	}{
-		{"tls", []string{"-brokers", strings.Join(c.TLSBrokers, ","), "-tls-ca", c.TLSCA}},
-		{"sasl plain", []string{"-brokers", strings.Join(c.SASLBrokers, ","), "-sasl", "plain", "-user", c.Plain.User, "-password", c.Plain.Password}},
-		{"sasl scram-sha-256", []string{"-brokers", strings.Join(c.SASLBrokers, ","), "-sasl", "scram-sha-256", "-user", c.SCRAM256.User, "-password", c.SCRAM256.Password}},
-		{"sasl_ssl scram-sha-512", []string{"-brokers", strings.Join(c.SASLTLSBrokers, ","), "-tls-ca", c.TLSCA, "-sasl", "scram-sha-512", "-user", c.SCRAM512.User, "-password", c.SCRAM512.Password}},
+		{"tls", []string{"-brokers", strings.Join(c.TLSBrokers, ","), "-tls-ca", c.TLSCA}, ""},
+		{"sasl plain, -password-file", []string{"-brokers", strings.Join(c.SASLBrokers, ","), "-sasl", "plain", "-user", c.Plain.User, "-password-file", plainFile}, ""},
+		{"sasl scram-sha-256, KAFKA_PASSWORD", []string{"-brokers", strings.Join(c.SASLBrokers, ","), "-sasl", "scram-sha-256", "-user", c.SCRAM256.User}, c.SCRAM256.Password},
+		{"sasl_ssl scram-sha-512", []string{"-brokers", strings.Join(c.SASLTLSBrokers, ","), "-tls-ca", c.TLSCA, "-sasl", "scram-sha-512", "-user", c.SCRAM512.User, "-password", c.SCRAM512.Password}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(passwordEnv, tc.env)
 			var out, errOut bytes.Buffer
 			err := run(ctx, append(tc.args, "-topic", topic, "-rack", rack, "-json"), &out, &errOut)
 			require.NoError(t, err, "stderr: %s", errOut.String())

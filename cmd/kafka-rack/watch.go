@@ -13,16 +13,25 @@ import (
 	kafka "github.com/rackfetch/kafka-go"
 )
 
-// watchTick is one -watch report: the routing of every partition.
+// watchTick is one -watch report: the routing of every partition, and
+// the bytes of them all.
 type watchTick struct {
 	Time    time.Time                `json:"time"`
 	Routing []kafka.PartitionRouting `json:"routing"`
+	Total   watchTotal               `json:"total"`
 }
 
-// watch reads every partition of the topic from its end with a Reader in
-// cfg.Rack (one partition Reader each, messages discarded) and prints their
+// watchTotal sums the partitions' bytes since the previous tick.
+type watchTotal struct {
+	SameRackBytes  int64 `json:"same_rack_bytes"`
+	OtherRackBytes int64 `json:"other_rack_bytes"`
+}
+
+// watch reads every partition from its end with a Reader in cfg.Rack (one
+// partition Reader each, messages discarded), configured as the plan
+// assumed (ReplicaSelector with -client-select), and prints their
 // Stats().Routing every interval, rounds times (0: until ctx ends).
-func watch(ctx context.Context, cfg *config, partitions []int, w io.Writer, interval time.Duration, rounds int) error {
+func watch(ctx context.Context, cfg *config, partitions []topicPartition, w io.Writer, interval time.Duration, rounds int) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	_, dialer := cfg.client()
@@ -38,25 +47,24 @@ func watch(ctx context.Context, cfg *config, partitions []int, w io.Writer, inte
 		}
 		wg.Wait()
 	}()
-	for i, p := range partitions {
-		r := kafka.NewReader(kafka.ReaderConfig{Brokers: cfg.Brokers, Topic: cfg.Topic, Partition: p, Rack: cfg.Rack,
-			Dialer: dialer, MaxWait: 500 * time.Millisecond})
+	for i, tp := range partitions {
+		r := kafka.NewReader(watchReaderConfig(cfg, dialer, tp))
 		readers[i] = r
 		if err := r.SetOffset(kafka.LastOffset); err != nil {
-			return fmt.Errorf("watching %s/%d: %w", cfg.Topic, p, err)
+			return fmt.Errorf("watching %s/%d: %w", tp.Topic, tp.Partition, err)
 		}
 		wg.Add(1)
-		go func(p int) {
+		go func(tp topicPartition) {
 			defer wg.Done()
 			for {
 				if _, err := r.FetchMessage(ctx); err != nil {
 					if ctx.Err() == nil {
-						errs <- fmt.Errorf("watching %s/%d: %w", cfg.Topic, p, err)
+						errs <- fmt.Errorf("watching %s/%d: %w", tp.Topic, tp.Partition, err)
 					}
 					return
 				}
 			}
-		}(p)
+		}(tp)
 	}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
@@ -71,13 +79,31 @@ func watch(ctx context.Context, cfg *config, partitions []int, w io.Writer, inte
 			for _, r := range readers {
 				t.Routing = append(t.Routing, r.Stats().Routing...)
 			}
-			sort.Slice(t.Routing, func(i, j int) bool { return t.Routing[i].Partition < t.Routing[j].Partition })
+			sort.Slice(t.Routing, func(i, j int) bool {
+				a, b := t.Routing[i], t.Routing[j]
+				return a.Topic < b.Topic || a.Topic == b.Topic && a.Partition < b.Partition
+			})
+			for _, r := range t.Routing {
+				t.Total.SameRackBytes += r.SameRackBytes
+				t.Total.OtherRackBytes += r.OtherRackBytes
+			}
 			if err := writeTick(w, t, cfg); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// watchReaderConfig is a Reader of one partition in cfg.Rack, choosing
+// replicas as the plan did.
+func watchReaderConfig(cfg *config, dialer *kafka.Dialer, tp topicPartition) kafka.ReaderConfig {
+	rc := kafka.ReaderConfig{Brokers: cfg.Brokers, Topic: tp.Topic, Partition: tp.Partition, Rack: cfg.Rack,
+		Dialer: dialer, MaxWait: 500 * time.Millisecond}
+	if cfg.ClientSelect {
+		rc.ReplicaSelector = kafka.RackAffinityReplicaSelector{}
+	}
+	return rc
 }
 
 func writeTick(w io.Writer, t watchTick, cfg *config) error {
@@ -89,8 +115,8 @@ func writeTick(w io.Writer, t watchTick, cfg *config) error {
 	}
 	var b strings.Builder
 	for _, r := range t.Routing {
-		fmt.Fprintf(&b, "%s  partition %d: broker %d (%s), leader %d, %s rack; last second %d B same-rack, %d B other-rack",
-			t.Time.Format("15:04:05"), r.Partition, r.Broker, orDash(r.BrokerRack), r.Leader, inOut(r.BrokerRack == cfg.Rack),
+		fmt.Fprintf(&b, "%s  %s/%d: broker %d (%s), leader %d, %s rack; last second %d B same-rack, %d B other-rack",
+			t.Time.Format("15:04:05"), r.Topic, r.Partition, r.Broker, orDash(r.BrokerRack), r.Leader, inOut(r.BrokerRack == cfg.Rack),
 			r.SameRackBytes, r.OtherRackBytes)
 		reasons := make([]string, 0, len(r.Reroutes))
 		for reason, n := range r.Reroutes {
@@ -102,6 +128,12 @@ func writeTick(w io.Writer, t watchTick, cfg *config) error {
 		}
 		b.WriteByte('\n')
 	}
+	same, other := t.Total.SameRackBytes, t.Total.OtherRackBytes
+	fmt.Fprintf(&b, "%s  total: %d B same-rack, %d B other-rack", t.Time.Format("15:04:05"), same, other)
+	if same+other > 0 {
+		fmt.Fprintf(&b, " (%.1f%% in rack)", 100*float64(same)/float64(same+other))
+	}
+	b.WriteByte('\n')
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("writing the routing: %w", err)
 	}
