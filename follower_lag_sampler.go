@@ -13,9 +13,10 @@ import (
 
 // The leaders' high watermarks for the lag check (internal/routing/lag.go). While
 // partitions read from followers, nothing in the followers' answers says
-// how far the leader is: every MaxFollowerLag/8 the Reader sends each of
+// how far the leader is: every MaxFollowerLag/8 the runtime sends each of
 // their leaders one ListOffsets (latest, read uncommitted: the high
-// watermark) for all of them, over the control connection. A fetcher hands
+// watermark) for all of them, over the control connection, once per
+// share of Readers (consumerRuntime), not per Reader. A fetcher hands
 // the newest answer for its partition to its router between fetches.
 
 // leaderEnds holds the latest leader high watermark read per partition.
@@ -55,20 +56,23 @@ func (le *leaderEnds) since(tp topicPartition, seen uint64) (leaderEnd, bool) {
 func (config *ReaderConfig) followerLagSampling() time.Duration { return config.MaxFollowerLag / 8 }
 func (config *ReaderConfig) followerLagPoll() time.Duration     { return config.MaxFollowerLag / 4 }
 
-// leaderEndsLoop samples the leaders' high watermarks until ctx ends.
-func (r *Reader) leaderEndsLoop(ctx context.Context) {
-	tick := time.NewTicker(r.config.followerLagSampling())
+// leaderEndsLoop samples the leaders' high watermarks of the partitions
+// the share's Readers read from followers, one request per leader, until
+// the runtime stops.
+func (rt *consumerRuntime) leaderEndsLoop() {
+	tick := time.NewTicker(rt.sampling)
 	defer tick.Stop()
 	logged := map[int]string{} // the error last logged, by leader
 	for {
 		select {
-		case <-ctx.Done():
+		case <-rt.ctx.Done():
 			return
 		case <-tick.C:
 		}
-		for leader, tps := range r.stats.followerReads() {
-			err := r.sampleLeaderEnds(ctx, leader, tps)
-			if err == nil || ctx.Err() != nil {
+		reads := rt.followerReads()
+		for leader, tps := range reads.byLeader {
+			err := rt.sampleLeaderEnds(rt.ctx, leader, tps, reads.readers)
+			if err == nil || rt.ctx.Err() != nil {
 				delete(logged, leader)
 				continue
 			}
@@ -76,10 +80,32 @@ func (r *Reader) leaderEndsLoop(ctx context.Context) {
 			// the same for seconds, at every sample.
 			if msg := err.Error(); logged[leader] != msg {
 				logged[leader] = msg
-				r.logf("kafka reader: reading the high watermarks of %d partitions at leader %d: %v", len(tps), leader, err)
+				rt.logf("kafka reader: reading the high watermarks of %d partitions at leader %d: %v", len(tps), leader, err)
 			}
 		}
 	}
+}
+
+// shareFollowerReads are the partitions the share's Readers read from a
+// follower now: by leader, each once, and the Readers reading each.
+type shareFollowerReads struct {
+	byLeader map[int][]topicPartition
+	readers  map[topicPartition][]*Reader
+}
+
+func (rt *consumerRuntime) followerReads() shareFollowerReads {
+	out := shareFollowerReads{byLeader: map[int][]topicPartition{}, readers: map[topicPartition][]*Reader{}}
+	for _, r := range rt.members() {
+		for leader, tps := range r.stats.followerReads() {
+			for _, tp := range tps {
+				if len(out.readers[tp]) == 0 {
+					out.byLeader[leader] = append(out.byLeader[leader], tp)
+				}
+				out.readers[tp] = append(out.readers[tp], r)
+			}
+		}
+	}
+	return out
 }
 
 // followerReads returns the partitions read from a follower now, by
@@ -98,14 +124,16 @@ func (s *readerStats) followerReads() map[int][]topicPartition {
 
 // sampleLeaderEnds asks leader for the high watermarks of tps in one
 // ListOffsets request; a partition it does not lead (any more) is skipped.
-func (r *Reader) sampleLeaderEnds(ctx context.Context, leader int, tps []topicPartition) error {
-	b, ok := r.cluster.broker(leader)
+// The Readers reading a partition count its lag (readers).
+func (rt *consumerRuntime) sampleLeaderEnds(ctx context.Context, leader int, tps []topicPartition, readers map[topicPartition][]*Reader) error {
+	cl := rt.share.cluster
+	b, ok := cl.broker(leader)
 	if !ok {
 		return fmt.Errorf("broker %d is not in the cluster metadata", leader)
 	}
 	req := &protocol.ListOffsetsRequest{ReplicaID: -1}
 	for _, tp := range tps {
-		p, ok := r.cluster.partition(tp.topic, tp.partition)
+		p, ok := cl.partition(tp.topic, tp.partition)
 		if !ok || p.Leader.ID != leader {
 			continue
 		}
@@ -117,9 +145,9 @@ func (r *Reader) sampleLeaderEnds(ctx context.Context, leader int, tps []topicPa
 		return nil
 	}
 	var failed, stale []string
-	err, _ := r.cluster.attempt(ctx, controlTarget{leader, hostPort(b)}, func(ctx context.Context, c *Conn) error {
+	err, _ := cl.attempt(ctx, controlTarget{leader, hostPort(b)}, func(ctx context.Context, c *Conn) error {
 		failed, stale = failed[:0], stale[:0]
-		r.leaderEnds.sent.Add(1)
+		rt.leaderEnds.sent.Add(1)
 		resp, _, err := c.roundTrip(ctx, req, -1)
 		if err != nil {
 			return err
@@ -144,8 +172,10 @@ func (r *Reader) sampleLeaderEnds(ctx context.Context, leader int, tps []topicPa
 					continue
 				}
 				if p.Offset >= 0 {
-					r.leaderEnds.put(tp, at, p.Offset)
-					r.stats.totals.leaderHighWatermark(tp, p.Offset) // the lag RoutingStats reports
+					rt.leaderEnds.put(tp, at, p.Offset)
+					for _, r := range readers[tp] {
+						r.stats.totals.leaderHighWatermark(tp, p.Offset) // the lag RoutingStats reports
+					}
 				}
 			}
 		}
@@ -153,7 +183,7 @@ func (r *Reader) sampleLeaderEnds(ctx context.Context, leader int, tps []topicPa
 	})
 	if err == nil && len(failed) > 0 {
 		if len(stale) > 0 {
-			if rerr := r.refreshMetadata(ctx, stale...); rerr != nil {
+			if rerr := rt.refresh(ctx, stale...); rerr != nil {
 				failed = append(failed, fmt.Sprintf("refreshing metadata: %v", rerr))
 			}
 		}

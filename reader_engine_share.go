@@ -48,6 +48,7 @@ type engineShare struct {
 	engine  *fetchengine.Engine
 	cluster *cluster // the Readers' metadata and control connections
 	addrs   brokerAddrs
+	rt      *consumerRuntime // the Readers' background work (reader_runtime.go)
 
 	mu      sync.Mutex
 	readers map[uint64]*Reader // by owner number
@@ -66,6 +67,7 @@ var engineOwners atomic.Uint64
 func newEngineShare(r *Reader, cl *cluster) *engineShare {
 	s := &engineShare{key: engineKeyOf(&r.config), cluster: cl, readers: map[uint64]*Reader{}}
 	cfg := r.config // a copy: the engine may outlive r
+	s.rt = newConsumerRuntime(s, &cfg)
 	s.engine = fetchengine.New(fetchengine.Config{
 		Dial:           s.dial,
 		MinBytes:       int32(cfg.MinBytes),
@@ -99,14 +101,15 @@ func (r *Reader) joinEngine() {
 		}
 	}
 	r.share, r.engine, r.addrs, r.cluster = s, s.engine, &s.addrs, s.cluster
+	r.meta, r.cooldown, r.rack, r.leaderEnds = &s.rt.meta, s.rt.cooldown, &s.rt.rack, &s.rt.leaderEnds
 	r.owner = engineOwners.Add(1)
 	s.mu.Lock()
 	s.readers[r.owner] = r
 	s.mu.Unlock()
 }
 
-// leaveEngine takes r off its engine, stopping it after the last Reader.
-// r's fetchers have stopped.
+// leaveEngine takes r off its engine, stopping it and its runtime after the
+// last Reader. r's fetchers have stopped.
 func (r *Reader) leaveEngine() {
 	s := r.share
 	engineShares.mu.Lock()
@@ -121,6 +124,7 @@ func (r *Reader) leaveEngine() {
 	if engineShares.m[s.key] == s {
 		delete(engineShares.m, s.key)
 	}
+	s.rt.close()
 	s.engine.Close()
 	s.cluster.close()
 }
@@ -136,6 +140,16 @@ func (s *engineShare) members() []*Reader {
 	return rs
 }
 
+// anyMember returns a Reader using s, nil when none does.
+func (s *engineShare) anyMember() *Reader {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.readers {
+		return r
+	}
+	return nil
+}
+
 // buffered is what the Reader numbered owner holds.
 func (s *engineShare) buffered(owner uint64) int64 {
 	s.mu.Lock()
@@ -148,7 +162,7 @@ func (s *engineShare) buffered(owner uint64) int64 {
 }
 
 // dial opens the shared engine's connection to broker id; every Reader of
-// s counts it and checks its rack support.
+// s counts it, the share's rack check checks its rack support.
 func (s *engineShare) dial(ctx context.Context, id int) (fetchengine.Conn, error) {
 	b, ok := s.cluster.broker(id)
 	if v, known := s.addrs.m.Load(id); known && (!ok || b.Host == "") {
@@ -168,9 +182,7 @@ func (s *engineShare) dial(ctx context.Context, id int) (fetchengine.Conn, error
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range rs {
-		r.rackDialed(id, c)
-	}
+	s.rt.rackDialed(s.key.rack, id, c)
 	return engineConn{c}, nil
 }
 

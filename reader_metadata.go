@@ -13,9 +13,10 @@ import (
 // (replicaSelector.partition): the fetcher and the router never disagree
 // about the leader.
 //
-// Besides the refreshes the routing asks for, the Reader re-reads metadata
-// on its own — once per Reader, not per partition — while it needs news
-// that no fetch response carries:
+// Besides the refreshes the routing asks for, the Readers of a share
+// re-read metadata on their own — once per share (consumerRuntime), not
+// per Reader or partition — while they need news that no fetch response
+// carries:
 //   - while a partition reads from a follower: nothing in a follower's
 //     answers says it left the ISR, so a follower that left it is left
 //     within one refresh (readerPinnedMetadataInterval);
@@ -28,10 +29,9 @@ import (
 var (
 	readerPinnedMetadataInterval  = 30 * time.Second
 	readerCoolingMetadataInterval = time.Second
-	readerMetadataTick            = 100 * time.Millisecond
 )
 
-// readerMetadata counts the Reader's metadata refreshes, so that fetchers
+// readerMetadata counts the share's metadata refreshes, so that fetchers
 // notice one made by anyone.
 type readerMetadata struct {
 	version   atomic.Uint64
@@ -39,49 +39,96 @@ type readerMetadata struct {
 }
 
 // refreshMetadata reads the metadata of topics into the cluster cache and
-// tells the fetchers. Callers asking for the same topics while a refresh
-// is in flight share it (the cache's single flight): a group Reader's
-// partitions all start at once.
+// tells the fetchers of the share. Callers asking for the same topics
+// while a refresh is in flight share it (the cache's single flight): a
+// group Reader's partitions all start at once.
 func (r *Reader) refreshMetadata(ctx context.Context, topics ...string) error {
-	err := r.cluster.refresh(ctx, topics...)
+	return r.share.rt.refresh(ctx, topics...)
+}
+
+func (rt *consumerRuntime) refresh(ctx context.Context, topics ...string) error {
+	err := rt.share.cluster.refresh(ctx, topics...)
 	if err == nil {
-		r.meta.refreshed.Store(time.Now().UnixNano())
-		r.meta.version.Add(1)
-		r.cooldownsSawMetadata()
+		rt.meta.refreshed.Store(time.Now().UnixNano())
+		rt.meta.version.Add(1)
+		rt.cooldown.Listed(rt.share.cluster.listedBrokers())
 	}
 	return err
 }
 
-// metadataLoop re-reads the metadata of the topics the Reader fetches while
-// a partition is on a follower or a replica cools down, until ctx ends.
-func (r *Reader) metadataLoop(ctx context.Context) {
-	tick := time.NewTicker(readerMetadataTick)
-	defer tick.Stop()
+// metadataLoop re-reads the metadata of the topics the share's Readers
+// fetch while a partition is on a follower or a replica cools down, until
+// the runtime stops. It sleeps until the next refresh is due; a fetcher
+// whose route or cooldowns changed nudges it, and while nothing is due it
+// looks again every readerCoolingMetadataInterval (a change nobody nudged
+// for waits no longer than that).
+func (rt *consumerRuntime) metadataLoop() {
+	timer := time.NewTimer(0)
+	defer timer.Stop()
 	for {
 		select {
-		case <-ctx.Done():
+		case <-rt.ctx.Done():
 			return
-		case <-tick.C:
+		case <-rt.wake:
+		case <-timer.C:
 		}
-		now := time.Now()
-		var every time.Duration
-		switch {
-		case r.cooldown.Active(now):
-			every = readerCoolingMetadataInterval
-		case r.stats.onFollower():
-			every = readerPinnedMetadataInterval
-		default:
-			continue
+		next := rt.refreshIfDue(time.Now())
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
 		}
-		if now.Sub(time.Unix(0, r.meta.refreshed.Load())) < every {
-			continue
-		}
-		topics := r.stats.topics()
-		if len(topics) == 0 {
-			continue
-		}
-		if err := r.refreshMetadata(ctx, topics...); err != nil && ctx.Err() == nil {
-			r.errorf("kafka reader: refreshing metadata of %v: %v", topics, err)
+		timer.Reset(next)
+	}
+}
+
+// refreshIfDue refreshes the share's topics if the interval the Readers
+// need now has passed since the latest refresh, and returns when to look
+// again.
+func (rt *consumerRuntime) refreshIfDue(now time.Time) time.Duration {
+	every := rt.metadataInterval(now)
+	if every == 0 {
+		return readerCoolingMetadataInterval
+	}
+	if wait := time.Unix(0, rt.meta.refreshed.Load()).Add(every).Sub(now); wait > 0 {
+		return wait
+	}
+	topics := rt.topics()
+	if len(topics) == 0 {
+		return every
+	}
+	if err := rt.refresh(rt.ctx, topics...); err != nil && rt.ctx.Err() == nil {
+		rt.errorf("kafka reader: refreshing metadata of %v: %v", topics, err)
+	}
+	return every
+}
+
+// metadataInterval is how often the share must re-read metadata now: 0
+// when no partition is on a follower and nothing cools down.
+func (rt *consumerRuntime) metadataInterval(now time.Time) time.Duration {
+	if rt.cooldown.Active(now) {
+		return readerCoolingMetadataInterval
+	}
+	for _, r := range rt.members() {
+		if r.stats.onFollower() {
+			return readerPinnedMetadataInterval
 		}
 	}
+	return 0
+}
+
+// topics returns the topics the share's Readers read.
+func (rt *consumerRuntime) topics() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range rt.members() {
+		for _, t := range r.stats.topics() {
+			if !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
 }
