@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rackfetch/kafka-go/protocol"
@@ -13,100 +11,16 @@ import (
 
 // The leaders' high watermarks for the lag check (internal/routing/lag.go). While
 // partitions read from followers, nothing in the followers' answers says
-// how far the leader is: every MaxFollowerLag/8 the runtime sends each of
-// their leaders one ListOffsets (latest, read uncommitted: the high
-// watermark) for all of them, over the control connection, once per
-// share of Readers (consumerRuntime), not per Reader. A fetcher hands
+// how far the leader is: every MaxFollowerLag/8 the share's runtime
+// (internal/consumer, once per share of Readers, not per Reader) sends each
+// of their leaders one ListOffsets (latest, read uncommitted: the high
+// watermark) for all of them, over the control connection. A fetcher hands
 // the newest answer for its partition to its router between fetches.
-
-// leaderEnds holds the latest leader high watermark read per partition.
-type leaderEnds struct {
-	mu   sync.Mutex
-	m    map[topicPartition]leaderEnd
-	seq  uint64
-	sent atomic.Int64 // ListOffsets requests sent, for measurements
-}
-
-type leaderEnd struct {
-	at  time.Time // when the answer arrived
-	hw  int64
-	seq uint64
-}
-
-func (le *leaderEnds) put(tp topicPartition, at time.Time, hw int64) {
-	le.mu.Lock()
-	defer le.mu.Unlock()
-	if le.m == nil {
-		le.m = map[topicPartition]leaderEnd{}
-	}
-	le.seq++
-	le.m[tp] = leaderEnd{at, hw, le.seq}
-}
-
-// since returns tp's latest sample if it is newer than seen.
-func (le *leaderEnds) since(tp topicPartition, seen uint64) (leaderEnd, bool) {
-	le.mu.Lock()
-	defer le.mu.Unlock()
-	e, ok := le.m[tp]
-	return e, ok && e.seq > seen
-}
 
 // followerLagSampling is how often leaders are asked while partitions
 // read from followers; followerLagPoll bounds a follower's long poll.
 func (config *ReaderConfig) followerLagSampling() time.Duration { return config.MaxFollowerLag / 8 }
 func (config *ReaderConfig) followerLagPoll() time.Duration     { return config.MaxFollowerLag / 4 }
-
-// leaderEndsLoop samples the leaders' high watermarks of the partitions
-// the share's Readers read from followers, one request per leader, until
-// the runtime stops.
-func (rt *consumerRuntime) leaderEndsLoop() {
-	tick := time.NewTicker(rt.sampling)
-	defer tick.Stop()
-	logged := map[int]string{} // the error last logged, by leader
-	for {
-		select {
-		case <-rt.ctx.Done():
-			return
-		case <-tick.C:
-		}
-		reads := rt.followerReads()
-		for leader, tps := range reads.byLeader {
-			err := rt.sampleLeaderEnds(rt.ctx, leader, tps, reads.readers)
-			if err == nil || rt.ctx.Err() != nil {
-				delete(logged, leader)
-				continue
-			}
-			// Once per leader and error in a row: a new leader may answer
-			// the same for seconds, at every sample.
-			if msg := err.Error(); logged[leader] != msg {
-				logged[leader] = msg
-				rt.logf("kafka reader: reading the high watermarks of %d partitions at leader %d: %v", len(tps), leader, err)
-			}
-		}
-	}
-}
-
-// shareFollowerReads are the partitions the share's Readers read from a
-// follower now: by leader, each once, and the Readers reading each.
-type shareFollowerReads struct {
-	byLeader map[int][]topicPartition
-	readers  map[topicPartition][]*Reader
-}
-
-func (rt *consumerRuntime) followerReads() shareFollowerReads {
-	out := shareFollowerReads{byLeader: map[int][]topicPartition{}, readers: map[topicPartition][]*Reader{}}
-	for _, r := range rt.members() {
-		for leader, tps := range r.stats.followerReads() {
-			for _, tp := range tps {
-				if len(out.readers[tp]) == 0 {
-					out.byLeader[leader] = append(out.byLeader[leader], tp)
-				}
-				out.readers[tp] = append(out.readers[tp], r)
-			}
-		}
-	}
-	return out
-}
 
 // followerReads returns the partitions read from a follower now, by
 // leader.
@@ -122,14 +36,14 @@ func (s *readerStats) followerReads() map[int][]topicPartition {
 	return out
 }
 
-// sampleLeaderEnds asks leader for the high watermarks of tps in one
-// ListOffsets request; a partition it does not lead (any more) is skipped.
-// The Readers reading a partition count its lag (readers).
-func (rt *consumerRuntime) sampleLeaderEnds(ctx context.Context, leader int, tps []topicPartition, readers map[topicPartition][]*Reader) error {
-	cl := rt.share.cluster
+// listLeaderEnds asks leader for the high watermarks of tps in one
+// ListOffsets request and returns those it answered; a partition it does
+// not lead (any more) is skipped.
+func (s *engineShare) listLeaderEnds(ctx context.Context, leader int, tps []topicPartition) (map[topicPartition]int64, error) {
+	cl := s.cluster
 	b, ok := cl.broker(leader)
 	if !ok {
-		return fmt.Errorf("broker %d is not in the cluster metadata", leader)
+		return nil, fmt.Errorf("broker %d is not in the cluster metadata", leader)
 	}
 	req := &protocol.ListOffsetsRequest{ReplicaID: -1}
 	for _, tp := range tps {
@@ -142,17 +56,16 @@ func (rt *consumerRuntime) sampleLeaderEnds(ctx context.Context, leader int, tps
 		})
 	}
 	if len(req.Topics) == 0 {
-		return nil
+		return nil, nil
 	}
 	var failed, stale []string
+	hws := map[topicPartition]int64{}
 	err, _ := cl.attempt(ctx, controlTarget{leader, hostPort(b)}, func(ctx context.Context, c *Conn) error {
 		failed, stale = failed[:0], stale[:0]
-		rt.leaderEnds.sent.Add(1)
 		resp, _, err := c.roundTrip(ctx, req, -1)
 		if err != nil {
 			return err
 		}
-		at := time.Now()
 		for _, t := range resp.(*protocol.ListOffsetsResponse).Topics {
 			for _, p := range t.Partitions {
 				tp := topicPartition{t.Name, int(p.PartitionIndex)}
@@ -172,10 +85,7 @@ func (rt *consumerRuntime) sampleLeaderEnds(ctx context.Context, leader int, tps
 					continue
 				}
 				if p.Offset >= 0 {
-					rt.leaderEnds.put(tp, at, p.Offset)
-					for _, r := range readers[tp] {
-						r.stats.totals.leaderHighWatermark(tp, p.Offset) // the lag RoutingStats reports
-					}
+					hws[tp] = p.Offset
 				}
 			}
 		}
@@ -183,23 +93,23 @@ func (rt *consumerRuntime) sampleLeaderEnds(ctx context.Context, leader int, tps
 	})
 	if err == nil && len(failed) > 0 {
 		if len(stale) > 0 {
-			if rerr := rt.refresh(ctx, stale...); rerr != nil {
+			if rerr := s.rt.Refresh(ctx, stale...); rerr != nil {
 				failed = append(failed, fmt.Sprintf("refreshing metadata: %v", rerr))
 			}
 		}
 		err = fmt.Errorf("partition errors: %s", strings.Join(failed, "; "))
 	}
-	return err
+	return hws, err
 }
 
 // feedLeaderEnd hands the router the newest high watermark read at the
 // partition's leader, if any arrived since the last one. It reports false
 // when the fetcher must stop.
 func (f *fetcher) feedLeaderEnd(ctx context.Context) bool {
-	e, ok := f.r.leaderEnds.since(f.tp, f.leaderEndSeen)
+	e, ok := f.r.share.rt.LeaderEndSince(f.tp, f.leaderEndSeen)
 	if !ok {
 		return true
 	}
-	f.leaderEndSeen = e.seq
-	return f.decide(ctx, leaderHWEvent(f.meta.Leader.ID, e.at, e.hw))
+	f.leaderEndSeen = e.Seq
+	return f.decide(ctx, leaderHWEvent(f.meta.Leader.ID, e.At, e.HW))
 }

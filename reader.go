@@ -50,10 +50,8 @@ var (
 type Reader struct {
 	config  ReaderConfig
 	cluster *cluster
-	// meta, cooldown, rack and leaderEnds are the share's
-	// (consumerRuntime, reader_runtime.go): its background work watches
-	// them for all its Readers.
-	meta     *readerMetadata // reader_metadata.go
+	// cooldown and rack are the share's (reader_runtime.go): its
+	// background work watches them for all its Readers.
 	cooldown *cooldownCache
 	stats    *readerStats
 	queue    readerQueue
@@ -66,8 +64,7 @@ type Reader struct {
 	owner uint64
 	rack  *rackCheck // reader_rack_check.go
 
-	leaderEnds *leaderEnds // follower_lag_sampler.go
-	failure    lastFailure // the latest failure retried, for a caller whose context ends (error_cause.go)
+	failure lastFailure // the latest failure retried, for a caller whose context ends (error_cause.go)
 
 	// stctx lives as long as the Reader; Close cancels it.
 	stctx context.Context
@@ -118,7 +115,9 @@ func NewReader(config ReaderConfig) *Reader {
 	r.queue.init(config.QueueCapacity)
 	r.joinEngine() // and its cluster
 	r.queue.onFree = r.engine.RoomFreed
-	r.share.rt.start(r) // the share's background work, for a Reader that leaves leaders
+	if config.Rack != "" || config.ReplicaSelector != nil {
+		r.share.rt.Start() // the share's background work, for Readers that leave leaders
+	}
 	if r.useConsumerGroup() {
 		r.startGroup()
 	}

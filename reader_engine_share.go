@@ -49,6 +49,7 @@ type engineShare struct {
 	cluster *cluster // the Readers' metadata and control connections
 	addrs   brokerAddrs
 	rt      *consumerRuntime // the Readers' background work (reader_runtime.go)
+	rack    rackCheck        // the Readers' rack check (reader_rack_check.go)
 
 	mu      sync.Mutex
 	readers map[uint64]*Reader // by owner number
@@ -101,7 +102,7 @@ func (r *Reader) joinEngine() {
 		}
 	}
 	r.share, r.engine, r.addrs, r.cluster = s, s.engine, &s.addrs, s.cluster
-	r.meta, r.cooldown, r.rack, r.leaderEnds = &s.rt.meta, s.rt.cooldown, &s.rt.rack, &s.rt.leaderEnds
+	r.cooldown, r.rack = s.rt.Cooldowns(), &s.rack
 	r.owner = engineOwners.Add(1)
 	s.mu.Lock()
 	s.readers[r.owner] = r
@@ -124,7 +125,7 @@ func (r *Reader) leaveEngine() {
 	if engineShares.m[s.key] == s {
 		delete(engineShares.m, s.key)
 	}
-	s.rt.close()
+	s.rt.Close()
 	s.engine.Close()
 	s.cluster.close()
 }
@@ -164,10 +165,7 @@ func (s *engineShare) buffered(owner uint64) int64 {
 // dial opens the shared engine's connection to broker id; every Reader of
 // s counts it, the share's rack check checks its rack support.
 func (s *engineShare) dial(ctx context.Context, id int) (fetchengine.Conn, error) {
-	b, ok := s.cluster.broker(id)
-	if v, known := s.addrs.m.Load(id); known && (!ok || b.Host == "") {
-		b, ok = v.(Broker), true
-	}
+	b, ok := s.brokerAddr(id)
 	if !ok {
 		return nil, fmt.Errorf("dialing broker %d: %w", id, BrokerNotAvailable)
 	}
@@ -182,8 +180,18 @@ func (s *engineShare) dial(ctx context.Context, id int) (fetchengine.Conn, error
 	if err != nil {
 		return nil, err
 	}
-	s.rt.rackDialed(s.key.rack, id, c)
+	s.rackDialed(id, c)
 	return engineConn{c}, nil
+}
+
+// brokerAddr returns where broker id listens: as metadata says, else as
+// a fetcher last saw it.
+func (s *engineShare) brokerAddr(id int) (Broker, bool) {
+	b, ok := s.cluster.broker(id)
+	if v, known := s.addrs.m.Load(id); known && (!ok || b.Host == "") {
+		b, ok = v.(Broker), true
+	}
+	return b, ok
 }
 
 // engineIdleTimeouts holds, for tests, how soon the engines of a Dialer

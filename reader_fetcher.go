@@ -107,7 +107,7 @@ func (f *fetcher) init(ctx context.Context) bool {
 
 func (f *fetcher) initOnce(ctx context.Context) error {
 	if f.router == nil {
-		f.metaSeen = f.r.meta.version.Load()
+		f.metaSeen = f.r.share.rt.Version()
 		if err := f.r.refreshMetadata(ctx, f.tp.topic); err != nil {
 			return err
 		}
@@ -259,7 +259,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 	if !f.recreated(ctx) {
 		return false
 	}
-	if v := r.meta.version.Load(); v != f.metaSeen {
+	if v := r.share.rt.Version(); v != f.metaSeen {
 		// Someone refreshed metadata: the router hears of it between
 		// fetches.
 		f.metaSeen = v
@@ -307,7 +307,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 	if broker != f.served || f.meta.Leader.ID != f.servedLeader {
 		f.served, f.servedLeader = broker, f.meta.Leader.ID
 		r.stats.setRoute(f.tp, broker, b.Rack, f.meta.Leader.ID)
-		r.share.rt.nudge() // on a follower now, or back at the leader
+		r.share.rt.Nudge() // on a follower now, or back at the leader
 	}
 
 	// Every record of the batch reaches the queue before anything else
@@ -468,7 +468,7 @@ func (f *fetcher) decide(ctx context.Context, ev routeEvent) bool {
 	if ev.Kind == eventFetchError || ev.Kind == eventDialFailed || d.Changed {
 		// A failure may start a cooldown, a move may leave the leader:
 		// both change how often the share re-reads metadata.
-		f.r.share.rt.nudge()
+		f.r.share.rt.Nudge()
 	}
 	validate := false
 	var wait time.Duration
@@ -511,11 +511,11 @@ func (f *fetcher) decide(ctx context.Context, ev routeEvent) bool {
 // connection but never answers: the time a follower may stay silent
 // bounds the probe.
 func (f *fetcher) probe(id int) {
-	b, ok := f.broker(id)
-	if !ok {
-		b = Broker{ID: id}
-	}
-	f.r.share.rt.probe(b, ok, f.r.config.ReplicaStallTimeout, f.now, f.r.logf)
+	r := f.r
+	r.share.rt.Probe(id, r.config.ReplicaStallTimeout, f.now, func() {
+		b, _ := f.r.share.brokerAddr(id)
+		r.logf("kafka reader: broker %d (rack %s) answers again: reads may return to it", id, rackName(b.Rack))
+	})
 }
 
 // accept takes the metadata the router accepted as the fetcher's own; its

@@ -9,7 +9,7 @@ import (
 )
 
 // rackCheck feeds the rackDetector (rack_check.go) of a share of Readers
-// (consumerRuntime: one check for all, keyed by broker and partition) with
+// (engineShare: one check for all, keyed by broker and partition) with
 // what the fetchers and the engine's dials see, and reports each cause it
 // finds once per share, through ErrorLogger (else Logger): a Reader asked to read in its
 // rack that cannot is a configuration fault costing cross-rack traffic,
@@ -33,7 +33,8 @@ func (rc *rackCheck) detector(rack string) *rackDetector {
 
 // rackDialed tells the check the Fetch versions of a broker the share's
 // engine dialed.
-func (rt *consumerRuntime) rackDialed(rack string, id int, c *Conn) {
+func (s *engineShare) rackDialed(id int, c *Conn) {
+	rack := s.key.rack
 	if rack == "" {
 		return
 	}
@@ -41,12 +42,12 @@ func (rt *consumerRuntime) rackDialed(rack string, id int, c *Conn) {
 	if err != nil {
 		return // the engine fails the fetch and dials again
 	}
-	rc := &rt.rack
+	rc := &s.rack
 	rc.mu.Lock()
 	found := rc.detector(rack).versions(time.Now(), id, vs[protocol.Fetch].Max)
 	rc.mu.Unlock()
 	if found != nil {
-		rt.errorf("kafka reader: %s", found)
+		s.logf(true, "kafka reader: %s", found)
 	}
 }
 
@@ -58,7 +59,7 @@ func (r *Reader) rackFetched(ctx context.Context, f *fetcher, broker, preferred 
 	}
 	now := f.now()
 	// The latest metadata, no older than metaAt.
-	metaAt := time.Unix(0, r.meta.refreshed.Load())
+	metaAt := r.share.rt.Refreshed()
 	p, ok := r.cluster.partition(f.tp.topic, f.tp.partition)
 	if !ok {
 		p = f.meta
@@ -66,7 +67,7 @@ func (r *Reader) rackFetched(ctx context.Context, f *fetcher, broker, preferred 
 	rc := r.rack
 	rc.mu.Lock()
 	d := rc.detector(r.config.Rack)
-	if v := r.meta.version.Load(); v != rc.metaSeen || rc.racks == nil {
+	if v := r.share.rt.Version(); v != rc.metaSeen || rc.racks == nil {
 		rc.metaSeen, rc.racks = v, r.cluster.brokerRacks()
 	}
 	found, refresh := d.brokers(now, rc.racks, p.Replicas), false

@@ -3,142 +3,98 @@ package kafka
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
+
+	"github.com/rackfetch/kafka-go/internal/consumer"
 )
 
-// consumerRuntime is the background work of the Readers sharing an engine
-// (reader_engine_share.go): the metadata refreshes while partitions read
+// The background work of the Readers sharing an engine
+// (reader_engine_share.go) — metadata refreshes while partitions read
 // from followers or replicas cool down, the leaders' high watermarks for
-// the lag check, the replica cooldowns and their probes, and the rack
-// check. It runs once per share, keyed by what it watches (a leader, a
-// broker), not once per Reader: 300 partition Readers of one share send
-// what one sends (per Reader, they sent 80 requests/s to each broker out
-// of their rack while idle). A group Reader has a share, so a runtime, of
-// its own.
-//
-// The Readers of a share register with it (engineShare.readers) when they
-// start and leave when they close; their fetchers read its state through
-// the Reader's pointers (meta, cooldown, rack, leaderEnds). The last
-// Reader out stops it and joins its goroutines.
-type consumerRuntime struct {
-	share *engineShare // the Readers and the cluster view watched
+// the lag check, the replica cooldowns and their probes — runs once per
+// share in internal/consumer, keyed by what it watches (a leader, a
+// broker), not once per Reader: per Reader, 300 idle partition Readers
+// sent 80 requests/s to each broker out of their rack. The rack check
+// (reader_rack_check.go) is the share's too. A group Reader has a share,
+// so a runtime, of its own. This file adapts the share to it.
 
-	meta       readerMetadata // reader_metadata.go
-	cooldown   *cooldownCache // one per share: a dead broker is probed once
-	rack       rackCheck      // reader_rack_check.go
-	leaderEnds leaderEnds     // follower_lag_sampler.go
-	sampling   time.Duration  // MaxFollowerLag/8 (engineKey): 0 samples nothing
+// consumerRuntime is the share's background work.
+type consumerRuntime = consumer.Runtime[topicPartition]
 
-	ctx  context.Context // ends when the last Reader leaves
-	stop context.CancelFunc
-	wake chan struct{} // nudges the metadata loop: a route or cooldown changed
-
-	mu      sync.Mutex // guards started, closed and wg.Add against wg.Wait
-	started bool       // the loops run (a Reader with a rack or a ReplicaSelector came)
-	closed  bool
-	wg      sync.WaitGroup // the loops and the probes
-}
-
+// newConsumerRuntime makes the runtime of s, whose Readers have cfg's
+// engine settings (engineKey: MaxFollowerLag among them).
 func newConsumerRuntime(s *engineShare, cfg *ReaderConfig) *consumerRuntime {
-	ctx, stop := context.WithCancel(context.Background())
-	rt := &consumerRuntime{share: s, cooldown: newCooldownCache(), ctx: ctx, stop: stop, wake: make(chan struct{}, 1)}
+	var sampling time.Duration
 	if cfg.MaxFollowerLag > 0 {
-		rt.sampling = cfg.followerLagSampling()
+		sampling = cfg.followerLagSampling()
 	}
-	return rt
+	return consumer.New(consumer.Config[topicPartition]{
+		Members: s.runtimeMembers,
+		Refresh: s.refresh,
+		ListEnds: func(ctx context.Context, leader int, tps []topicPartition) (map[topicPartition]int64, error) {
+			return s.listLeaderEnds(ctx, leader, tps)
+		},
+		Dial:            s.probeDial,
+		Logf:            func(format string, args ...interface{}) { s.logf(false, format, args...) },
+		Errorf:          func(format string, args ...interface{}) { s.logf(true, format, args...) },
+		Sampling:        sampling,
+		PinnedInterval:  func() time.Duration { return readerPinnedMetadataInterval },
+		CoolingInterval: func() time.Duration { return readerCoolingMetadataInterval },
+	})
 }
 
-// start runs the loops for r's share once a Reader that leaves leaders
-// (a rack or a ReplicaSelector) has joined it.
-func (rt *consumerRuntime) start(r *Reader) {
-	if r.config.Rack == "" && r.config.ReplicaSelector == nil {
-		return
+// refresh reads the metadata of topics and tells the share's cooldowns
+// which brokers it lists: they forget the others (routing.Cooldowns.Listed).
+func (s *engineShare) refresh(ctx context.Context, topics []string) error {
+	if err := s.cluster.refresh(ctx, topics...); err != nil {
+		return err
 	}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if rt.started || rt.closed {
-		return
-	}
-	rt.started = true
-	rt.cooldown.RequireProbe()
-	rt.goLocked(rt.metadataLoop)
-	if rt.sampling > 0 {
-		rt.goLocked(rt.leaderEndsLoop)
-	}
+	s.rt.Cooldowns().Listed(s.cluster.listedBrokers())
+	return nil
 }
 
-// goLocked runs fn in a goroutine Close joins; rt.mu must be held.
-func (rt *consumerRuntime) goLocked(fn func()) {
-	rt.wg.Add(1)
-	go func() {
-		defer rt.wg.Done()
-		fn()
-	}()
+// runtimeMember is a Reader as the runtime sees it: what its partitions
+// read now (readerStats).
+type runtimeMember struct{ r *Reader }
+
+func (m runtimeMember) OnFollower() bool                        { return m.r.stats.onFollower() }
+func (m runtimeMember) Topics() []string                        { return m.r.stats.topics() }
+func (m runtimeMember) FollowerReads() map[int][]topicPartition { return m.r.stats.followerReads() }
+func (m runtimeMember) LeaderHighWatermark(tp topicPartition, hw int64) {
+	m.r.stats.totals.leaderHighWatermark(tp, hw) // the lag RoutingStats reports
 }
 
-// close stops the loops and probes and waits for them.
-func (rt *consumerRuntime) close() {
-	rt.mu.Lock()
-	rt.closed = true
-	rt.mu.Unlock()
-	rt.stop()
-	rt.wg.Wait()
+func (s *engineShare) runtimeMembers() []consumer.Member[topicPartition] {
+	rs := s.members()
+	out := make([]consumer.Member[topicPartition], len(rs))
+	for i, r := range rs {
+		out[i] = runtimeMember{r}
+	}
+	return out
 }
 
-// nudge wakes the metadata loop to look again at what it must refresh.
-func (rt *consumerRuntime) nudge() {
-	select {
-	case rt.wake <- struct{}{}:
+// logf logs through a Reader of the share (its ErrorLogger for faults).
+func (s *engineShare) logf(fault bool, format string, args ...interface{}) {
+	r := s.anyMember()
+	switch {
+	case r == nil:
+	case fault:
+		r.errorf(format, args...)
 	default:
-	}
-}
-
-// logf and errorf log through a Reader of the share.
-func (rt *consumerRuntime) logf(format string, args ...interface{}) {
-	if r := rt.share.anyMember(); r != nil {
 		r.logf(format, args...)
 	}
 }
 
-func (rt *consumerRuntime) errorf(format string, args ...interface{}) {
-	if r := rt.share.anyMember(); r != nil {
-		r.errorf(format, args...)
+// probeDial connects to broker id and negotiates its API versions: the
+// proof that a broker whose cooldown ran out is back.
+func (s *engineShare) probeDial(ctx context.Context, id int) error {
+	b, ok := s.brokerAddr(id)
+	if !ok {
+		return fmt.Errorf("no address known for broker %d", id)
 	}
-}
-
-// probe checks, off every fetcher's path, whether broker b answers again
-// and reports it to the cooldowns (routing.Cooldowns.RequireProbe): the
-// cooldowns hand each broker to one probe at a time, so a dead broker is
-// dialed by one probe per share. Connecting and negotiating API versions
-// is the proof: a killed broker refuses the connection, a frozen one never
-// answers (timeout bounds it). logf says when it answers.
-func (rt *consumerRuntime) probe(b Broker, known bool, timeout time.Duration, now func() time.Time, logf func(string, ...interface{})) {
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if rt.closed {
-		return
+	c, err := s.cluster.dialer.dialBroker(ctx, "tcp", b, Partition{})
+	if err != nil {
+		return err
 	}
-	rt.goLocked(func() {
-		err := fmt.Errorf("no address known for broker %d", b.ID)
-		if known {
-			ctx, cancel := context.WithTimeout(rt.ctx, timeout)
-			var c *Conn
-			c, err = rt.share.cluster.dialer.dialBroker(ctx, "tcp", b, Partition{})
-			cancel()
-			if err == nil {
-				c.Close()
-			}
-		}
-		if rt.ctx.Err() != nil {
-			return
-		}
-		rt.cooldown.Probed(b.ID, err == nil, now())
-		if err == nil {
-			logf("kafka reader: broker %d (rack %s) answers again: reads may return to it", b.ID, rackName(b.Rack))
-		}
-	})
+	return c.Close()
 }
-
-// members returns the Readers of the share now.
-func (rt *consumerRuntime) members() []*Reader { return rt.share.members() }
