@@ -49,7 +49,7 @@ func (s *engineShare) refresh(ctx context.Context, topics []string) error {
 	if err := s.cluster.refresh(ctx, topics...); err != nil {
 		return err
 	}
-	s.rt.Cooldowns().Listed(s.cluster.listedBrokers())
+	s.cooldownsSawMetadata()
 	return nil
 }
 
