@@ -6,14 +6,15 @@ import "github.com/rackfetch/kafka-go/internal/routing"
 // (2 s, doubling on repeated failure up to ReplicaCooldown, ended early when
 // metadata shows the replica back in the ISR; with a rack, a broker's lasts
 // until a probe reaches it). It lives in internal/routing
-// (cooldown.go there); one cache is shared by every partition of a Reader,
-// so a broker that fails for one partition is avoided for all of them.
+// (cooldown.go there); one cache is shared by every partition of the
+// Readers sharing an engine (internal/consumer holds it), so a broker that
+// fails for one partition is avoided for all of them and probed once.
 type cooldownCache = routing.Cooldowns
 
 func newCooldownCache() *cooldownCache { return routing.NewCooldowns() }
 
-// cooldownsSawMetadata tells the Reader's cooldowns which brokers the
+// cooldownsSawMetadata tells the share's cooldowns which brokers the
 // latest metadata lists: they forget the others (routing.Cooldowns.Listed).
-func (r *Reader) cooldownsSawMetadata() {
-	r.cooldown.Listed(r.cluster.listedBrokers())
+func (s *engineShare) cooldownsSawMetadata() {
+	s.rt.Cooldowns().Listed(s.cluster.listedBrokers())
 }

@@ -11,29 +11,31 @@ import (
 	"github.com/rackfetch/kafka-go/internal/routing"
 )
 
-// A broker that metadata stops listing (a scale-in) leaves the Reader's
+// A broker that metadata stops listing (a scale-in) leaves the share's
 // cooldowns: its probe is no longer handed out and the cooldowns no
 // longer ask for metadata every second. An answer listing no broker
 // changes nothing.
 func TestCooldownForgetsBrokerMetadataNoLongerLists(t *testing.T) {
-	r := &Reader{cooldown: newCooldownCache(), cluster: &cluster{metadataCache: newMetadataCache()}}
-	r.cooldown.RequireProbe()
+	r := &engineShare{cluster: &cluster{metadataCache: newMetadataCache()}}
+	r.rt = newConsumerRuntime(r, &ReaderConfig{})
+	cd := r.rt.Cooldowns()
+	cd.RequireProbe()
 	r.cluster.merge(testBrokers(), nil)
 	t0 := time.Unix(0, 0)
-	s := newReplicaSelector(routingConfig{Rack: "b"}, r.cooldown, rsDefault, t0)
+	s := newReplicaSelector(routingConfig{Rack: "b"}, cd, rsDefault, t0)
 	require.Equal(t, 2, s.next(routeEvent{Event: routing.Event{Kind: eventFetched, Broker: 1, Now: t0, Preferred: 2, Empty: true}}).Broker)
 	s.next(failureEvent(eventDialFailed, 2, t0, errors.New("connection refused"), 0))
 	later := t0.Add(time.Minute)
-	require.True(t, r.cooldown.Active(later), "broker 2 waits for its probe")
+	require.True(t, cd.Active(later), "broker 2 waits for its probe")
 
 	r.cluster.merge(nil, nil)
 	r.cooldownsSawMetadata()
-	require.True(t, r.cooldown.Active(later), "an answer without brokers says nothing")
+	require.True(t, cd.Active(later), "an answer without brokers says nothing")
 
 	r.cluster.merge(testBrokers()[:1], nil) // broker 1 only
 	assert.Equal(t, []int{1}, r.cluster.listedBrokers())
 	r.cooldownsSawMetadata()
-	assert.False(t, r.cooldown.Active(later), "broker 2 is forgotten")
-	_, due := r.cooldown.ProbeDue(later)
+	assert.False(t, cd.Active(later), "broker 2 is forgotten")
+	_, due := cd.ProbeDue(later)
 	assert.False(t, due, "no probe of a broker metadata no longer lists")
 }

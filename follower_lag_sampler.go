@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rackfetch/kafka-go/protocol"
@@ -13,74 +11,16 @@ import (
 
 // The leaders' high watermarks for the lag check (internal/routing/lag.go). While
 // partitions read from followers, nothing in the followers' answers says
-// how far the leader is: every MaxFollowerLag/8 the Reader sends each of
-// their leaders one ListOffsets (latest, read uncommitted: the high
+// how far the leader is: every MaxFollowerLag/8 the share's runtime
+// (internal/consumer, once per share of Readers, not per Reader) sends each
+// of their leaders one ListOffsets (latest, read uncommitted: the high
 // watermark) for all of them, over the control connection. A fetcher hands
 // the newest answer for its partition to its router between fetches.
-
-// leaderEnds holds the latest leader high watermark read per partition.
-type leaderEnds struct {
-	mu   sync.Mutex
-	m    map[topicPartition]leaderEnd
-	seq  uint64
-	sent atomic.Int64 // ListOffsets requests sent, for measurements
-}
-
-type leaderEnd struct {
-	at  time.Time // when the answer arrived
-	hw  int64
-	seq uint64
-}
-
-func (le *leaderEnds) put(tp topicPartition, at time.Time, hw int64) {
-	le.mu.Lock()
-	defer le.mu.Unlock()
-	if le.m == nil {
-		le.m = map[topicPartition]leaderEnd{}
-	}
-	le.seq++
-	le.m[tp] = leaderEnd{at, hw, le.seq}
-}
-
-// since returns tp's latest sample if it is newer than seen.
-func (le *leaderEnds) since(tp topicPartition, seen uint64) (leaderEnd, bool) {
-	le.mu.Lock()
-	defer le.mu.Unlock()
-	e, ok := le.m[tp]
-	return e, ok && e.seq > seen
-}
 
 // followerLagSampling is how often leaders are asked while partitions
 // read from followers; followerLagPoll bounds a follower's long poll.
 func (config *ReaderConfig) followerLagSampling() time.Duration { return config.MaxFollowerLag / 8 }
 func (config *ReaderConfig) followerLagPoll() time.Duration     { return config.MaxFollowerLag / 4 }
-
-// leaderEndsLoop samples the leaders' high watermarks until ctx ends.
-func (r *Reader) leaderEndsLoop(ctx context.Context) {
-	tick := time.NewTicker(r.config.followerLagSampling())
-	defer tick.Stop()
-	logged := map[int]string{} // the error last logged, by leader
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		for leader, tps := range r.stats.followerReads() {
-			err := r.sampleLeaderEnds(ctx, leader, tps)
-			if err == nil || ctx.Err() != nil {
-				delete(logged, leader)
-				continue
-			}
-			// Once per leader and error in a row: a new leader may answer
-			// the same for seconds, at every sample.
-			if msg := err.Error(); logged[leader] != msg {
-				logged[leader] = msg
-				r.logf("kafka reader: reading the high watermarks of %d partitions at leader %d: %v", len(tps), leader, err)
-			}
-		}
-	}
-}
 
 // followerReads returns the partitions read from a follower now, by
 // leader.
@@ -96,16 +36,18 @@ func (s *readerStats) followerReads() map[int][]topicPartition {
 	return out
 }
 
-// sampleLeaderEnds asks leader for the high watermarks of tps in one
-// ListOffsets request; a partition it does not lead (any more) is skipped.
-func (r *Reader) sampleLeaderEnds(ctx context.Context, leader int, tps []topicPartition) error {
-	b, ok := r.cluster.broker(leader)
+// listLeaderEnds asks leader for the high watermarks of tps in one
+// ListOffsets request and returns those it answered; a partition it does
+// not lead (any more) is skipped.
+func (s *engineShare) listLeaderEnds(ctx context.Context, leader int, tps []topicPartition) (map[topicPartition]int64, error) {
+	cl := s.cluster
+	b, ok := cl.broker(leader)
 	if !ok {
-		return fmt.Errorf("broker %d is not in the cluster metadata", leader)
+		return nil, fmt.Errorf("broker %d is not in the cluster metadata", leader)
 	}
 	req := &protocol.ListOffsetsRequest{ReplicaID: -1}
 	for _, tp := range tps {
-		p, ok := r.cluster.partition(tp.topic, tp.partition)
+		p, ok := cl.partition(tp.topic, tp.partition)
 		if !ok || p.Leader.ID != leader {
 			continue
 		}
@@ -114,17 +56,16 @@ func (r *Reader) sampleLeaderEnds(ctx context.Context, leader int, tps []topicPa
 		})
 	}
 	if len(req.Topics) == 0 {
-		return nil
+		return nil, nil
 	}
 	var failed, stale []string
-	err, _ := r.cluster.attempt(ctx, controlTarget{leader, hostPort(b)}, func(ctx context.Context, c *Conn) error {
+	hws := map[topicPartition]int64{}
+	err, _ := cl.attempt(ctx, controlTarget{leader, hostPort(b)}, func(ctx context.Context, c *Conn) error {
 		failed, stale = failed[:0], stale[:0]
-		r.leaderEnds.sent.Add(1)
 		resp, _, err := c.roundTrip(ctx, req, -1)
 		if err != nil {
 			return err
 		}
-		at := time.Now()
 		for _, t := range resp.(*protocol.ListOffsetsResponse).Topics {
 			for _, p := range t.Partitions {
 				tp := topicPartition{t.Name, int(p.PartitionIndex)}
@@ -144,8 +85,7 @@ func (r *Reader) sampleLeaderEnds(ctx context.Context, leader int, tps []topicPa
 					continue
 				}
 				if p.Offset >= 0 {
-					r.leaderEnds.put(tp, at, p.Offset)
-					r.stats.totals.leaderHighWatermark(tp, p.Offset) // the lag RoutingStats reports
+					hws[tp] = p.Offset
 				}
 			}
 		}
@@ -153,23 +93,23 @@ func (r *Reader) sampleLeaderEnds(ctx context.Context, leader int, tps []topicPa
 	})
 	if err == nil && len(failed) > 0 {
 		if len(stale) > 0 {
-			if rerr := r.refreshMetadata(ctx, stale...); rerr != nil {
+			if rerr := s.rt.Refresh(ctx, stale...); rerr != nil {
 				failed = append(failed, fmt.Sprintf("refreshing metadata: %v", rerr))
 			}
 		}
 		err = fmt.Errorf("partition errors: %s", strings.Join(failed, "; "))
 	}
-	return err
+	return hws, err
 }
 
 // feedLeaderEnd hands the router the newest high watermark read at the
 // partition's leader, if any arrived since the last one. It reports false
 // when the fetcher must stop.
 func (f *fetcher) feedLeaderEnd(ctx context.Context) bool {
-	e, ok := f.r.leaderEnds.since(f.tp, f.leaderEndSeen)
+	e, ok := f.r.share.rt.LeaderEndSince(f.tp, f.leaderEndSeen)
 	if !ok {
 		return true
 	}
-	f.leaderEndSeen = e.seq
-	return f.decide(ctx, leaderHWEvent(f.meta.Leader.ID, e.at, e.hw))
+	f.leaderEndSeen = e.Seq
+	return f.decide(ctx, leaderHWEvent(f.meta.Leader.ID, e.At, e.HW))
 }

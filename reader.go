@@ -48,9 +48,10 @@ var (
 // Note that it is important to call Close on a Reader when a process exits,
 // so the group coordinator hands its partitions to others at once.
 type Reader struct {
-	config   ReaderConfig
-	cluster  *cluster
-	meta     readerMetadata // reader_metadata.go
+	config  ReaderConfig
+	cluster *cluster
+	// cooldown and rack are the share's (reader_runtime.go): its
+	// background work watches them for all its Readers.
 	cooldown *cooldownCache
 	stats    *readerStats
 	queue    readerQueue
@@ -61,10 +62,9 @@ type Reader struct {
 	// owner is the Reader's number there.
 	share *engineShare
 	owner uint64
-	rack  rackCheck // reader_rack_check.go
+	rack  *rackCheck // reader_rack_check.go
 
-	leaderEnds leaderEnds  // follower_lag_sampler.go
-	failure    lastFailure // the latest failure retried, for a caller whose context ends (error_cause.go)
+	failure lastFailure // the latest failure retried, for a caller whose context ends (error_cause.go)
 
 	// stctx lives as long as the Reader; Close cancels it.
 	stctx context.Context
@@ -104,32 +104,19 @@ func NewReader(config ReaderConfig) *Reader {
 	}
 	stctx, stop := context.WithCancel(context.Background())
 	r := &Reader{
-		config:   config,
-		cooldown: newCooldownCache(),
-		stats:    newReaderStats(strconv.Itoa(statsPartition)),
-		stctx:    stctx,
-		stop:     stop,
-		offset:   FirstOffset,
-		lag:      -1,
-		cancel:   func() {},
+		config: config,
+		stats:  newReaderStats(strconv.Itoa(statsPartition)),
+		stctx:  stctx,
+		stop:   stop,
+		offset: FirstOffset,
+		lag:    -1,
+		cancel: func() {},
 	}
 	r.queue.init(config.QueueCapacity)
 	r.joinEngine() // and its cluster
 	r.queue.onFree = r.engine.RoomFreed
 	if config.Rack != "" || config.ReplicaSelector != nil {
-		r.cooldown.RequireProbe()
-		r.join.Add(1)
-		go func() {
-			defer r.join.Done()
-			r.metadataLoop(stctx)
-		}()
-		if config.MaxFollowerLag > 0 {
-			r.join.Add(1)
-			go func() {
-				defer r.join.Done()
-				r.leaderEndsLoop(stctx)
-			}()
-		}
+		r.share.rt.Start() // the share's background work, for Readers that leave leaders
 	}
 	if r.useConsumerGroup() {
 		r.startGroup()

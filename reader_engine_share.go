@@ -48,6 +48,8 @@ type engineShare struct {
 	engine  *fetchengine.Engine
 	cluster *cluster // the Readers' metadata and control connections
 	addrs   brokerAddrs
+	rt      *consumerRuntime // the Readers' background work (reader_runtime.go)
+	rack    rackCheck        // the Readers' rack check (reader_rack_check.go)
 
 	mu      sync.Mutex
 	readers map[uint64]*Reader // by owner number
@@ -66,6 +68,7 @@ var engineOwners atomic.Uint64
 func newEngineShare(r *Reader, cl *cluster) *engineShare {
 	s := &engineShare{key: engineKeyOf(&r.config), cluster: cl, readers: map[uint64]*Reader{}}
 	cfg := r.config // a copy: the engine may outlive r
+	s.rt = newConsumerRuntime(s, &cfg)
 	s.engine = fetchengine.New(fetchengine.Config{
 		Dial:           s.dial,
 		MinBytes:       int32(cfg.MinBytes),
@@ -99,14 +102,15 @@ func (r *Reader) joinEngine() {
 		}
 	}
 	r.share, r.engine, r.addrs, r.cluster = s, s.engine, &s.addrs, s.cluster
+	r.cooldown, r.rack = s.rt.Cooldowns(), &s.rack
 	r.owner = engineOwners.Add(1)
 	s.mu.Lock()
 	s.readers[r.owner] = r
 	s.mu.Unlock()
 }
 
-// leaveEngine takes r off its engine, stopping it after the last Reader.
-// r's fetchers have stopped.
+// leaveEngine takes r off its engine, stopping it and its runtime after the
+// last Reader. r's fetchers have stopped.
 func (r *Reader) leaveEngine() {
 	s := r.share
 	engineShares.mu.Lock()
@@ -121,6 +125,7 @@ func (r *Reader) leaveEngine() {
 	if engineShares.m[s.key] == s {
 		delete(engineShares.m, s.key)
 	}
+	s.rt.Close()
 	s.engine.Close()
 	s.cluster.close()
 }
@@ -136,6 +141,16 @@ func (s *engineShare) members() []*Reader {
 	return rs
 }
 
+// anyMember returns a Reader using s, nil when none does.
+func (s *engineShare) anyMember() *Reader {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.readers {
+		return r
+	}
+	return nil
+}
+
 // buffered is what the Reader numbered owner holds.
 func (s *engineShare) buffered(owner uint64) int64 {
 	s.mu.Lock()
@@ -148,12 +163,9 @@ func (s *engineShare) buffered(owner uint64) int64 {
 }
 
 // dial opens the shared engine's connection to broker id; every Reader of
-// s counts it and checks its rack support.
+// s counts it, the share's rack check checks its rack support.
 func (s *engineShare) dial(ctx context.Context, id int) (fetchengine.Conn, error) {
-	b, ok := s.cluster.broker(id)
-	if v, known := s.addrs.m.Load(id); known && (!ok || b.Host == "") {
-		b, ok = v.(Broker), true
-	}
+	b, ok := s.brokerAddr(id)
 	if !ok {
 		return nil, fmt.Errorf("dialing broker %d: %w", id, BrokerNotAvailable)
 	}
@@ -168,10 +180,18 @@ func (s *engineShare) dial(ctx context.Context, id int) (fetchengine.Conn, error
 	if err != nil {
 		return nil, err
 	}
-	for _, r := range rs {
-		r.rackDialed(id, c)
-	}
+	s.rackDialed(id, c)
 	return engineConn{c}, nil
+}
+
+// brokerAddr returns where broker id listens: as metadata says, else as
+// a fetcher last saw it.
+func (s *engineShare) brokerAddr(id int) (Broker, bool) {
+	b, ok := s.cluster.broker(id)
+	if v, known := s.addrs.m.Load(id); known && (!ok || b.Host == "") {
+		b, ok = v.(Broker), true
+	}
+	return b, ok
 }
 
 // engineIdleTimeouts holds, for tests, how soon the engines of a Dialer

@@ -107,7 +107,7 @@ func (f *fetcher) init(ctx context.Context) bool {
 
 func (f *fetcher) initOnce(ctx context.Context) error {
 	if f.router == nil {
-		f.metaSeen = f.r.meta.version.Load()
+		f.metaSeen = f.r.share.rt.Version()
 		if err := f.r.refreshMetadata(ctx, f.tp.topic); err != nil {
 			return err
 		}
@@ -259,7 +259,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 	if !f.recreated(ctx) {
 		return false
 	}
-	if v := r.meta.version.Load(); v != f.metaSeen {
+	if v := r.share.rt.Version(); v != f.metaSeen {
 		// Someone refreshed metadata: the router hears of it between
 		// fetches.
 		f.metaSeen = v
@@ -307,6 +307,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 	if broker != f.served || f.meta.Leader.ID != f.servedLeader {
 		f.served, f.servedLeader = broker, f.meta.Leader.ID
 		r.stats.setRoute(f.tp, broker, b.Rack, f.meta.Leader.ID)
+		r.share.rt.Nudge() // on a follower now, or back at the leader
 	}
 
 	// Every record of the batch reaches the queue before anything else
@@ -464,6 +465,11 @@ func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
 // the fetcher must stop.
 func (f *fetcher) decide(ctx context.Context, ev routeEvent) bool {
 	d := f.router.next(ev)
+	if ev.Kind == eventFetchError || ev.Kind == eventDialFailed || d.Changed {
+		// A failure may start a cooldown, a move may leave the leader:
+		// both change how often the share re-reads metadata.
+		f.r.share.rt.Nudge()
+	}
 	validate := false
 	var wait time.Duration
 	// A decision may ask for metadata, whose arrival is one more event.
@@ -499,37 +505,17 @@ func (f *fetcher) decide(ctx context.Context, ev routeEvent) bool {
 	return sleep(ctx, wait)
 }
 
-// probe checks, off the fetcher's path, whether broker id answers again:
+// probe has the share's runtime check whether broker id answers again:
 // the router keeps reads away from a broker whose cooldown ran out until
-// then (routing.Cooldowns.RequireProbe). Connecting and negotiating API
-// versions is the proof: a killed broker refuses the connection, a frozen
-// one never answers.
+// then (routing.Cooldowns.RequireProbe). A frozen broker accepts the
+// connection but never answers: the time a follower may stay silent
+// bounds the probe.
 func (f *fetcher) probe(id int) {
 	r := f.r
-	b, ok := f.broker(id)
-	r.join.Add(1)
-	go func() {
-		defer r.join.Done()
-		err := fmt.Errorf("no address known for broker %d", id)
-		if ok {
-			// A frozen broker accepts the connection but never answers:
-			// the time a follower may stay silent bounds the probe too.
-			ctx, cancel := context.WithTimeout(r.stctx, r.config.ReplicaStallTimeout)
-			var c *Conn
-			c, err = r.config.Dialer.dialBroker(ctx, "tcp", b, Partition{})
-			cancel()
-			if err == nil {
-				c.Close()
-			}
-		}
-		if r.stctx.Err() != nil {
-			return
-		}
-		r.cooldown.Probed(id, err == nil, f.now())
-		if err == nil {
-			r.logf("kafka reader: broker %d (rack %s) answers again: reads may return to it", id, rackName(b.Rack))
-		}
-	}()
+	r.share.rt.Probe(id, r.config.ReplicaStallTimeout, f.now, func() {
+		b, _ := f.r.share.brokerAddr(id)
+		r.logf("kafka reader: broker %d (rack %s) answers again: reads may return to it", id, rackName(b.Rack))
+	})
 }
 
 // accept takes the metadata the router accepted as the fetcher's own; its

@@ -8,9 +8,10 @@ import (
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
-// rackCheck feeds the Reader's rackDetector (rack_check.go) with what the
-// fetchers and the engine's dials see, and reports each cause it finds
-// once, through ErrorLogger (else Logger): a Reader asked to read in its
+// rackCheck feeds the rackDetector (rack_check.go) of a share of Readers
+// (engineShare: one check for all, keyed by broker and partition) with
+// what the fetchers and the engine's dials see, and reports each cause it
+// finds once per share, through ErrorLogger (else Logger): a Reader asked to read in its
 // rack that cannot is a configuration fault costing cross-rack traffic,
 // which belongs where faults are watched, not among the Logger's routine
 // lines (which many programs drop).
@@ -30,21 +31,24 @@ func (rc *rackCheck) detector(rack string) *rackDetector {
 	return rc.d
 }
 
-// rackDialed tells the check the Fetch versions of a broker the engine
-// dialed.
-func (r *Reader) rackDialed(id int, c *Conn) {
-	if r.config.Rack == "" {
+// rackDialed tells the check the Fetch versions of a broker the share's
+// engine dialed.
+func (s *engineShare) rackDialed(id int, c *Conn) {
+	rack := s.key.rack
+	if rack == "" {
 		return
 	}
 	vs, err := c.apiVersions()
 	if err != nil {
 		return // the engine fails the fetch and dials again
 	}
-	rc := &r.rack
+	rc := &s.rack
 	rc.mu.Lock()
-	found := rc.detector(r.config.Rack).versions(time.Now(), id, vs[protocol.Fetch].Max)
+	found := rc.detector(rack).versions(time.Now(), id, vs[protocol.Fetch].Max)
 	rc.mu.Unlock()
-	r.rackReport(found)
+	if found != nil {
+		s.logf(true, "kafka reader: %s", found)
+	}
 }
 
 // rackFetched tells the check how broker answered a fetch of f's partition
@@ -55,15 +59,15 @@ func (r *Reader) rackFetched(ctx context.Context, f *fetcher, broker, preferred 
 	}
 	now := f.now()
 	// The latest metadata, no older than metaAt.
-	metaAt := time.Unix(0, r.meta.refreshed.Load())
+	metaAt := r.share.rt.Refreshed()
 	p, ok := r.cluster.partition(f.tp.topic, f.tp.partition)
 	if !ok {
 		p = f.meta
 	}
-	rc := &r.rack
+	rc := r.rack
 	rc.mu.Lock()
 	d := rc.detector(r.config.Rack)
-	if v := r.meta.version.Load(); v != rc.metaSeen || rc.racks == nil {
+	if v := r.share.rt.Version(); v != rc.metaSeen || rc.racks == nil {
 		rc.metaSeen, rc.racks = v, r.cluster.brokerRacks()
 	}
 	found, refresh := d.brokers(now, rc.racks, p.Replicas), false
@@ -99,7 +103,7 @@ func (r *Reader) rackReport(found *RackInactive) {
 
 // rackStatus returns the causes found so far, in the order found.
 func (r *Reader) rackStatus() []RackInactive {
-	rc := &r.rack
+	rc := r.rack
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	if rc.d == nil || len(rc.d.found) == 0 {

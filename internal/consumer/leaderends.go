@@ -1,0 +1,118 @@
+package consumer
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The leaders' high watermarks for the lag check (internal/routing/lag.go):
+// nothing in a follower's answers says how far the leader is, so every
+// Sampling the runtime asks each leader of the partitions the set reads
+// from followers, in one request for all of them. A fetcher hands the
+// newest answer for its partition to its router between fetches.
+
+// LeaderEnd is one high watermark read at a partition's leader.
+type LeaderEnd struct {
+	At  time.Time // when the answer arrived
+	HW  int64
+	Seq uint64 // orders the answers: LeaderEndSince takes the last one seen
+}
+
+// leaderEnds holds the latest leader high watermark read per partition.
+type leaderEnds[TP comparable] struct {
+	mu   sync.Mutex
+	m    map[TP]LeaderEnd
+	seq  uint64
+	sent atomic.Int64 // requests sent or tried, for measurements
+}
+
+func (le *leaderEnds[TP]) put(tp TP, at time.Time, hw int64) {
+	le.mu.Lock()
+	defer le.mu.Unlock()
+	if le.m == nil {
+		le.m = map[TP]LeaderEnd{}
+	}
+	le.seq++
+	le.m[tp] = LeaderEnd{at, hw, le.seq}
+}
+
+// LeaderEndSince returns tp's latest high watermark if it is newer than
+// the one numbered seen.
+func (rt *Runtime[TP]) LeaderEndSince(tp TP, seen uint64) (LeaderEnd, bool) {
+	le := &rt.ends
+	le.mu.Lock()
+	defer le.mu.Unlock()
+	e, ok := le.m[tp]
+	return e, ok && e.Seq > seen
+}
+
+// LeaderEndRequests returns the requests the sampler sent.
+func (rt *Runtime[TP]) LeaderEndRequests() int64 { return rt.ends.sent.Load() }
+
+// leaderEndsLoop samples the leaders' high watermarks until Close.
+func (rt *Runtime[TP]) leaderEndsLoop() {
+	tick := time.NewTicker(rt.cfg.Sampling)
+	defer tick.Stop()
+	logged := map[int]string{} // the error last logged, by leader
+	for {
+		select {
+		case <-rt.ctx.Done():
+			return
+		case <-tick.C:
+		}
+		reads := rt.followerReads()
+		for leader, tps := range reads.byLeader {
+			err := rt.sampleLeader(leader, tps, reads.members)
+			if err == nil || rt.ctx.Err() != nil {
+				delete(logged, leader)
+				continue
+			}
+			// Once per leader and error in a row: a new leader may answer
+			// the same for seconds, at every sample.
+			if msg := err.Error(); logged[leader] != msg {
+				logged[leader] = msg
+				rt.cfg.Logf("kafka reader: reading the high watermarks of %d partitions at leader %d: %v", len(tps), leader, err)
+			}
+		}
+	}
+}
+
+// followerReads are the partitions the set reads from a follower now: by
+// leader, each once, and the Members reading each.
+type followerReads[TP comparable] struct {
+	byLeader map[int][]TP
+	members  map[TP][]Member[TP]
+}
+
+func (rt *Runtime[TP]) followerReads() followerReads[TP] {
+	out := followerReads[TP]{byLeader: map[int][]TP{}, members: map[TP][]Member[TP]{}}
+	for _, m := range rt.cfg.Members() {
+		for leader, tps := range m.FollowerReads() {
+			for _, tp := range tps {
+				if len(out.members[tp]) == 0 {
+					out.byLeader[leader] = append(out.byLeader[leader], tp)
+				}
+				out.members[tp] = append(out.members[tp], m)
+			}
+		}
+	}
+	return out
+}
+
+// sampleLeader asks leader for the high watermarks of tps and hands them
+// to the Members reading them.
+func (rt *Runtime[TP]) sampleLeader(leader int, tps []TP, members map[TP][]Member[TP]) error {
+	hws, err := rt.cfg.ListEnds(rt.ctx, leader, tps)
+	if hws != nil || err != nil {
+		rt.ends.sent.Add(1) // nil, nil: nothing to ask (the metadata changed)
+	}
+	at := time.Now()
+	for tp, hw := range hws {
+		rt.ends.put(tp, at, hw)
+		for _, m := range members[tp] {
+			m.LeaderHighWatermark(tp, hw)
+		}
+	}
+	return err
+}

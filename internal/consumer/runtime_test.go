@@ -1,0 +1,139 @@
+package consumer
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type tp struct {
+	topic     string
+	partition int
+}
+
+// member reads partitions from followers: by leader.
+type member struct {
+	reads map[int][]tp
+	mu    sync.Mutex
+	hws   map[tp]int64
+}
+
+func (m *member) OnFollower() bool { return len(m.reads) > 0 }
+func (m *member) Topics() []string { return []string{"t"} }
+func (m *member) FollowerReads() map[int][]tp {
+	return m.reads
+}
+func (m *member) LeaderHighWatermark(p tp, hw int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.hws == nil {
+		m.hws = map[tp]int64{}
+	}
+	m.hws[p] = hw
+}
+
+func (m *member) hw(p tp) (int64, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	hw, ok := m.hws[p]
+	return hw, ok
+}
+
+// The set's leaders are sampled once per round, whatever the number of
+// Members: one request per leader carries every partition it leads, and
+// each Member hears of its own partitions.
+func TestRuntimeSamplesEachLeaderOncePerRound(t *testing.T) {
+	var ms []Member[tp]
+	var members []*member
+	for i := 0; i < 50; i++ {
+		m := &member{reads: map[int][]tp{1 + i%2: {{"t", i}}}}
+		ms, members = append(ms, m), append(members, m)
+	}
+	var mu sync.Mutex
+	asked := map[int][]int{} // partitions per request, by leader
+	rounds := make(chan struct{}, 100)
+	rt := New(Config[tp]{
+		Members: func() []Member[tp] { return ms },
+		Refresh: func(context.Context, []string) error { return nil },
+		ListEnds: func(_ context.Context, leader int, tps []tp) (map[tp]int64, error) {
+			mu.Lock()
+			asked[leader] = append(asked[leader], len(tps))
+			n := len(asked[1]) + len(asked[2])
+			mu.Unlock()
+			out := map[tp]int64{}
+			for _, p := range tps {
+				out[p] = int64(100 + p.partition)
+			}
+			if n%2 == 0 {
+				select {
+				case rounds <- struct{}{}:
+				default:
+				}
+			}
+			return out, nil
+		},
+		Dial:            func(context.Context, int) error { return nil },
+		Logf:            t.Logf,
+		Errorf:          t.Logf,
+		Sampling:        5 * time.Millisecond,
+		PinnedInterval:  func() time.Duration { return time.Hour },
+		CoolingInterval: func() time.Duration { return time.Hour },
+	})
+	rt.Start()
+	for i := 0; i < 3; i++ {
+		select {
+		case <-rounds:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no sampling round")
+		}
+	}
+	rt.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	require.NotEmpty(t, asked[1])
+	for leader, sizes := range asked {
+		for _, n := range sizes {
+			assert.Equal(t, 25, n, "leader %d: one request for its 25 partitions", leader)
+		}
+	}
+	assert.InDelta(t, len(asked[1]), len(asked[2]), 1, "each leader once per round")
+	assert.Equal(t, int64(len(asked[1])+len(asked[2])), rt.LeaderEndRequests())
+	for i, m := range members {
+		hw, ok := m.hw(tp{"t", i})
+		require.True(t, ok, "member %d heard nothing", i)
+		assert.Equal(t, int64(100+i), hw)
+		e, ok := rt.LeaderEndSince(tp{"t", i}, 0)
+		require.True(t, ok)
+		assert.Equal(t, int64(100+i), e.HW)
+	}
+}
+
+// Close stops a probe in flight and joins it; the cooldowns hear nothing
+// of a probe cut short, and no probe starts after Close.
+func TestRuntimeCloseJoinsProbes(t *testing.T) {
+	dialing := make(chan struct{})
+	var dials atomic.Int32
+	rt := New(Config[tp]{
+		Members: func() []Member[tp] { return nil },
+		Dial: func(ctx context.Context, broker int) error {
+			if dials.Add(1) == 1 {
+				close(dialing)
+			}
+			<-ctx.Done() // a frozen broker
+			return ctx.Err()
+		},
+		Logf: t.Logf, Errorf: t.Logf,
+	})
+	answered := false
+	rt.Probe(2, time.Hour, time.Now, func() { answered = true })
+	<-dialing
+	rt.Close() // returns only once the probe has
+	rt.Probe(2, time.Hour, time.Now, func() { answered = true })
+	assert.Equal(t, int32(1), dials.Load(), "a probe started after Close")
+	assert.False(t, answered)
+}
