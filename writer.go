@@ -648,7 +648,9 @@ func (w *Writer) balancer() Balancer {
 
 func (w *Writer) maxAttempts() int { return positiveOr(w.MaxAttempts, 10) }
 
-func (w *Writer) deliveryTimeout() time.Duration { return positiveOr(w.DeliveryTimeout, 30*time.Second) }
+func (w *Writer) deliveryTimeout() time.Duration {
+	return positiveOr(w.DeliveryTimeout, 30*time.Second)
+}
 
 func (w *Writer) writeBackoffMin() time.Duration {
 	return positiveOr(w.WriteBackoffMin, 100*time.Millisecond)
