@@ -762,7 +762,12 @@ func (cg *ConsumerGroup) run() {
 				return
 			}
 			cg.recover(err)
-			cg.logError("joining group %s failed: %v", cg.config.ID, err)
+			// The join is retried: only a failure no retry fixes is an error.
+			if groupJoinErrorFatal(err) {
+				cg.logError("joining group %s failed: %v", cg.config.ID, err)
+			} else {
+				cg.log("joining group %s failed (retrying): %v", cg.config.ID, err)
+			}
 			notBefore = time.Now().Add(cg.joinRetryBackoff(err, &coordRetries))
 			select {
 			case <-cg.done:

@@ -46,7 +46,7 @@ func (cg *ConsumerGroup) coordinator(ctx context.Context) (*Conn, error) {
 			return nil, fmt.Errorf("finding the coordinator of group %s: %w", cg.config.ID, err)
 		}
 		cg.config.failure.set(fmt.Errorf("finding the coordinator of group %s: %w", cg.config.ID, err))
-		cg.logError("finding the coordinator of group %s (attempt %d, retrying): %v", cg.config.ID, attempt, err)
+		cg.log("finding the coordinator of group %s (attempt %d, retrying): %v", cg.config.ID, attempt, err)
 		if !sleep(ctx, backoff(attempt, 50*time.Millisecond, time.Second)) {
 			return nil, fmt.Errorf("finding the coordinator of group %s: %w", cg.config.ID, ctx.Err())
 		}

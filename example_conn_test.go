@@ -7,6 +7,7 @@ import (
 	"time"
 
 	kafka "github.com/rackfetch/kafka-go"
+	"github.com/rackfetch/kafka-go/testing/fakebroker"
 )
 
 // With Dialer.RackID, the leader answers a fetch with no records and names
@@ -14,8 +15,18 @@ import (
 // none). Read it with a Conn to that replica, seeking with SeekDontCheck:
 // followers refuse the ListOffsets request a checked seek sends.
 func ExampleDialer_DialLeader() {
-	cluster, stop := startRackCluster("hello", "world")
-	defer stop()
+	// An in-process fake cluster (package testing/fakebroker): brokers 1,
+	// 2, 3 in racks a, b, c, whose leaders name a follower in the client's
+	// rack. Use your own cluster's addresses instead.
+	cluster, err := fakebroker.Start(fakebroker.Config{
+		Brokers: 3, Racks: []string{"a", "b", "c"}, RackAwareSelector: true,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cluster.Close()
+	cluster.CreateTopic("payments", 1, 3) // one partition led by broker 1
+	cluster.AppendRecords("payments", 0, "hello", "world")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 

@@ -133,7 +133,11 @@ func (g *readerGroup) run() {
 				return
 			}
 			r.stats.errors.observe(1)
-			r.errorf("kafka reader: group %s: %v", r.config.GroupID, err)
+			if groupJoinErrorFatal(err) {
+				r.errorf("kafka reader: group %s: %v", r.config.GroupID, err)
+			} else {
+				r.logf("kafka reader: group %s: %v (retrying)", r.config.GroupID, err)
+			}
 			r.failure.set(err)
 			// A failure no retry fixes reaches the application at once,
 			// then every MaxAttempts failures while it lasts.

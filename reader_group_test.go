@@ -210,8 +210,9 @@ func TestReaderGroupTopicRecreatedThenRebalance(t *testing.T) {
 
 // A coordinator that is not ready (a fresh cluster still creating
 // __consumer_offsets answers NotCoordinator for a while) is retried and
-// logged, never returned by ReadMessage: kafka-go and the Java consumer
-// wait it out. `make example` on a fresh cluster failed on this.
+// logged at Logger (not ErrorLogger: it is retried), never returned by
+// ReadMessage: kafka-go and the Java consumer wait it out. `make example`
+// on a fresh cluster failed on this.
 func TestReaderGroupWaitsForCoordinator(t *testing.T) {
 	c := rtCluster(t, fakebroker.Config{}, 1, 1)
 	rtAppend(c, 0, 0, 4)
@@ -219,14 +220,17 @@ func TestReaderGroupWaitsForCoordinator(t *testing.T) {
 	for n := 1; n <= notReady; n++ {
 		c.Broker(1).Script(protocol.JoinGroup, n, fakebroker.Step{ErrorCode: int16(NotCoordinatorForGroup)})
 	}
-	errLog := &rtLogger{}
-	r := rtGroupReader(t, c, "g-fresh", func(cfg *ReaderConfig) { cfg.ErrorLogger = errLog })
+	infoLog, errLog := &rtLogger{}, &rtLogger{}
+	r := rtGroupReader(t, c, "g-fresh", func(cfg *ReaderConfig) { cfg.Logger, cfg.ErrorLogger = infoLog, errLog })
 	rtReadGroup(t, r, 4, map[int]int64{0: 0})
 	if n := c.Broker(1).Requests(protocol.JoinGroup); n <= notReady {
 		t.Errorf("%d JoinGroup requests, want more than the %d refused", n, notReady)
 	}
-	if errLog.find("Not Coordinator") == "" {
-		t.Errorf("the refusals were not logged: %q", errLog.lines)
+	if infoLog.find("Not Coordinator") == "" {
+		t.Errorf("the refusals were not logged: %q", infoLog.lines)
+	}
+	if s := errLog.find("Not Coordinator"); s != "" {
+		t.Errorf("a refusal was logged at ErrorLogger: %q", s)
 	}
 }
 

@@ -4,7 +4,7 @@
 // It creates a topic with two partitions led by each broker, writes to it,
 // then reads everything back with ReaderConfig.Rack set, and prints where
 // each partition was read from and how many bytes stayed in the rack, from
-// the Reader's stats.
+// Reader.RoutingStats.
 //
 // Usage: KAFKA_BROKERS=host:port,... go run ./examples/rack-reader -rack b
 package main
@@ -17,7 +17,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -53,28 +52,19 @@ func main() {
 	})
 	defer reader.Close()
 
-	var stats []kafka.PartitionRouting
 	for read := 0; read < *count; read++ {
-		m, err := reader.ReadMessage(ctx)
-		if err != nil {
+		if _, err := reader.ReadMessage(ctx); err != nil {
 			log.Fatalf("after %d messages: %v", read, err)
 		}
-		_ = m
-		if read%1000 == 999 {
-			stats = merge(stats, reader.Stats().Routing)
-		}
 	}
-	stats = merge(stats, reader.Stats().Routing)
+	// RoutingStats are cumulative since the Reader started, by partition.
+	stats := reader.RoutingStats()
 	fmt.Printf("read %d messages from %d partitions in %v\n", *count, partitions, time.Since(start).Round(time.Millisecond))
-	sort.Slice(stats, func(i, j int) bool { return stats[i].Partition < stats[j].Partition })
-	var same, other int64
-	for _, p := range stats {
+	for _, p := range stats.Partitions {
 		fmt.Printf("partition %d: leader %d, read from broker %d (rack %s), reroutes %v\n", p.Partition, p.Leader, p.Broker, p.BrokerRack, p.Reroutes)
-		same += p.SameRackBytes
-		other += p.OtherRackBytes
 	}
 	fmt.Printf("client rack %s: %.2f%% of %d fetched bytes came from brokers in the same rack\n",
-		*rack, 100*float64(same)/float64(max(same+other, 1)), same+other)
+		*rack, 100*stats.SameRackRatio(), stats.Bytes)
 }
 
 // produce creates the topic (two partitions per broker, replicated on every
@@ -119,29 +109,4 @@ func produce(ctx context.Context, brokers []string, topic string, count int) int
 		}
 		time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
 	}
-}
-
-// merge accumulates per-partition routing stats (Stats resets its counters).
-func merge(acc, next []kafka.PartitionRouting) []kafka.PartitionRouting {
-	for _, n := range next {
-		found := false
-		for i := range acc {
-			if acc[i].Topic == n.Topic && acc[i].Partition == n.Partition {
-				acc[i].Broker, acc[i].BrokerRack, acc[i].Leader = n.Broker, n.BrokerRack, n.Leader
-				acc[i].SameRackBytes += n.SameRackBytes
-				acc[i].OtherRackBytes += n.OtherRackBytes
-				for k, v := range n.Reroutes {
-					if acc[i].Reroutes == nil {
-						acc[i].Reroutes = map[string]int64{}
-					}
-					acc[i].Reroutes[k] += v
-				}
-				found = true
-			}
-		}
-		if !found {
-			acc = append(acc, n)
-		}
-	}
-	return acc
 }

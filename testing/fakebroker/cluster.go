@@ -1,15 +1,8 @@
-// Package fakebroker is an in-process fake Kafka cluster for deterministic
-// unit tests. Every broker is a real TCP listener speaking the Kafka framing
-// through package protocol, so the fake and the client never disagree about
-// bytes. By default brokers answer from a small shared model (topics,
-// partitions, replicas, logs, one group coordinator); tests replace or
-// script answers per broker (Handle, Script), count requests, and stop and
-// restart brokers. Nothing in the package sleeps: held answers wait on
-// channels the test controls.
 package fakebroker
 
 import (
 	"fmt"
+	"log"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -54,7 +47,7 @@ type SASLExchange func(token []byte) (challenge []byte, done bool, err error)
 
 // Cluster is a set of fake brokers sharing one model.
 type Cluster struct {
-	t       testing.TB
+	t       reporter
 	cfg     Config
 	brokers []*Broker
 
@@ -70,9 +63,36 @@ type Cluster struct {
 // clusterSerial numbers the clusters of the process.
 var clusterSerial atomic.Uint32
 
-// NewCluster starts a cluster; t.Cleanup closes it.
+// reporter is where a cluster reports misuse of its helpers (Fatalf) and
+// failures inside its brokers (Errorf): the test's testing.TB, or
+// standalone for a cluster started by Start.
+type reporter interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// NewCluster starts a cluster for the test t; t.Cleanup closes it. A helper
+// used wrongly (CreateTopic of a topic that exists, a partition that does
+// not) fails t with Fatalf.
 func NewCluster(t testing.TB, cfg Config) *Cluster {
 	t.Helper()
+	c, err := start(t, cfg)
+	if err != nil {
+		t.Fatalf("fakebroker: %v", err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// Start starts a cluster outside a test (an Example, a program); the
+// caller stops it with Close. Without a test to fail, a helper used wrongly
+// panics and a failure inside a broker is logged with the log package.
+func Start(cfg Config) (*Cluster, error) {
+	return start(standalone{}, cfg)
+}
+
+func start(t reporter, cfg Config) (*Cluster, error) {
 	if cfg.Brokers <= 0 {
 		cfg.Brokers = 1
 	}
@@ -93,7 +113,6 @@ func NewCluster(t testing.TB, cfg Config) *Cluster {
 		groups:   map[string]*group{},
 		serial:   clusterSerial.Add(1),
 	}
-	t.Cleanup(c.Close)
 	for i := 0; i < cfg.Brokers; i++ {
 		rack := ""
 		if i < len(cfg.Racks) {
@@ -101,12 +120,22 @@ func NewCluster(t testing.TB, cfg Config) *Cluster {
 		}
 		b, err := newBroker(c, int32(i+1), rack)
 		if err != nil {
-			t.Fatalf("fakebroker: starting broker %d: %v", i+1, err)
+			c.Close()
+			return nil, fmt.Errorf("starting broker %d: %w", i+1, err)
 		}
 		c.brokers = append(c.brokers, b)
 	}
-	return c
+	return c, nil
 }
+
+// standalone reports for a cluster without a test.
+type standalone struct{}
+
+func (standalone) Helper() {}
+
+func (standalone) Errorf(format string, args ...any) { log.Printf(format, args...) }
+
+func (standalone) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
 
 // Close stops every broker.
 func (c *Cluster) Close() {

@@ -157,7 +157,7 @@ func (b *Broker) joinGroup(c *conn, r *protocol.JoinGroupRequest, hdr protocol.R
 	cl.maybeCompleteJoin(g)
 	cl.mu.Unlock()
 
-	if !wait(rb.done, c.stopped) {
+	if !hold(Action{Wait: rb.done}, c.stopped) {
 		return nil, Action{Close: true}
 	}
 
@@ -333,7 +333,7 @@ func (b *Broker) syncGroup(c *conn, r *protocol.SyncGroupRequest, v int16) (prot
 		}
 		round := g.sync
 		cl.mu.Unlock()
-		if !wait(round.done, c.stopped) {
+		if !hold(Action{Wait: round.done}, c.stopped) {
 			return nil, Action{Close: true}
 		}
 		cl.mu.Lock()

@@ -1,6 +1,8 @@
 package fakebroker
 
 import (
+	"time"
+
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
@@ -15,10 +17,13 @@ type Action struct {
 	// Wait holds the answer until Wait is closed (or receives). A stopped
 	// broker drops held answers and closes their connections.
 	Wait <-chan struct{}
+	// Delay holds the answer this long (after Wait), as a slow or
+	// overloaded broker would. A stopped broker drops it too.
+	Delay time.Duration
 }
 
 // Step is a one-shot answer to the Nth request of a kind (see Script).
-// Fields combine: Wait first, then Close, then the answer is built from
+// Fields combine: Wait and Delay first, then Close, then the answer is built from
 // Response, else ErrorCode, else the handler (test's or default), and Edit
 // changes it last.
 type Step struct {

@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/rackfetch/kafka-go/protocol"
 )
@@ -247,7 +248,7 @@ func (b *Broker) handleFrame(c *conn, body []byte) error {
 	var act Action
 	switch {
 	case scripted:
-		if step.Wait != nil && !wait(step.Wait, c.stopped) {
+		if !hold(step.Action, c.stopped) {
 			return errClose
 		}
 		if step.Close {
@@ -269,7 +270,7 @@ func (b *Broker) handleFrame(c *conn, body []byte) error {
 	default:
 		resp, act = b.answer(c, req, hdr)
 	}
-	if act.Wait != nil && !wait(act.Wait, c.stopped) {
+	if !hold(act, c.stopped) {
 		return errClose
 	}
 	if act.Close {
@@ -309,12 +310,24 @@ func (b *Broker) write(c *conn, hdr protocol.RequestHeader, resp protocol.Respon
 	return err
 }
 
-// wait blocks until ch is ready or the broker stops; false means stopped.
-func wait(ch <-chan struct{}, stopped <-chan struct{}) bool {
-	select {
-	case <-ch:
-		return true
-	case <-stopped:
-		return false
+// hold waits for act.Wait, then act.Delay, unless the broker stops first;
+// false means stopped.
+func hold(act Action, stopped <-chan struct{}) bool {
+	if act.Wait != nil {
+		select {
+		case <-act.Wait:
+		case <-stopped:
+			return false
+		}
 	}
+	if act.Delay > 0 {
+		t := time.NewTimer(act.Delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-stopped:
+			return false
+		}
+	}
+	return true
 }
