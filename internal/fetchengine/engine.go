@@ -126,6 +126,12 @@ type Result struct {
 // ErrClosed is returned by Fetch once the engine is closed.
 var ErrClosed = errors.New("fetchengine: closed")
 
+// ErrSuperseded answers a Fetch whose partition (same owner) asked again
+// before it was sent: a slot has one waiter, and a waiter it drops is
+// answered, never left waiting. The caller's fetch did not happen; if it
+// is still the partition's fetcher, it asks again.
+var ErrSuperseded = errors.New("fetchengine: superseded by a later fetch of the same partition")
+
 // key names a partition on the wire and in the fetch session.
 type key struct {
 	topic     string
@@ -243,8 +249,13 @@ func (e *Engine) RoomFreed() {
 // Fetch adds the partition to the next fetch of broker and returns its
 // part of the response. It returns ctx's error when ctx ends first; the
 // partition's data in a response that arrives later is dropped, so the
-// caller fetches the same offset again.
+// caller fetches the same offset again. A Fetch of the same owner's
+// partition that is still waiting to be sent is answered ErrSuperseded.
 func (e *Engine) Fetch(ctx context.Context, broker int, w Want) Result {
+	if err := ctx.Err(); err != nil {
+		// A caller already stopped takes no one's place.
+		return Result{Err: err}
+	}
 	k := slotOf(w)
 	wt := &waiter{want: w, done: make(chan Result, 1)}
 	e.mu.Lock()
@@ -264,6 +275,9 @@ func (e *Engine) Fetch(ctx context.Context, broker int, w Want) Result {
 	if _, seen := l.ends[k.key]; !seen {
 		l.joined = e.now()
 	}
+	if old := l.pending[k]; old != nil {
+		old.done <- Result{Err: ErrSuperseded}
+	}
 	l.pending[k] = wt
 	l.signal()
 	e.mu.Unlock()
@@ -282,6 +296,19 @@ func (e *Engine) Fetch(ctx context.Context, broker int, w Want) Result {
 		e.mu.Unlock()
 		return Result{Err: ctx.Err()}
 	}
+}
+
+// Waiting reports whether a fetch of owner's partition waits at some
+// broker to be sent.
+func (e *Engine) Waiting(owner uint64, topic string, partition int32) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, l := range e.loops {
+		if l.pending[slot{owner, key{topic, partition}}] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Release says the partition will not ask for a fetch soon (it backs off,
