@@ -81,6 +81,9 @@ type Reader struct {
 	offset  int64 // partition mode: offset of the next message to return
 	lag     int64
 	join    sync.WaitGroup // fetchers and background goroutines
+	// running: the partition-mode fetchers of the current generation,
+	// joined before the next generation's start (startFetchers).
+	running sync.WaitGroup
 
 	lagOnce sync.Once
 
@@ -346,12 +349,16 @@ func (r *Reader) startPartition() {
 	r.startFetchers(map[topicPartition]int64{{r.config.Topic, r.config.Partition}: r.offset})
 }
 
-// startFetchers stops the fetchers of the current generation, drops what
-// they queued, and starts one fetcher per partition at the given offsets
-// (FirstOffset and LastOffset are resolved at the leader); r.mu must be
-// held.
+// startFetchers stops the fetchers of the current generation and waits
+// for them, drops what they queued, and starts one fetcher per partition
+// at the given offsets (FirstOffset and LastOffset are resolved at the
+// leader); r.mu must be held. Two fetchers of one partition never run at
+// once: a stopped one still on its way out could take the engine's place
+// of the new one, and SetOffset in a loop would pile them up. Fetchers
+// never take r.mu, and every wait of theirs ends with their context.
 func (r *Reader) startFetchers(offsets map[topicPartition]int64) {
 	r.cancel()
+	r.running.Wait()
 	r.gen++
 	r.queue.reset(r.gen)
 	ctx, cancel := context.WithCancel(r.stctx)
@@ -359,8 +366,10 @@ func (r *Reader) startFetchers(offsets map[topicPartition]int64) {
 	for tp, off := range offsets {
 		f := newFetcher(r, tp, off, r.gen)
 		r.join.Add(1)
+		r.running.Add(1)
 		go func() {
 			defer r.join.Done()
+			defer r.running.Done()
 			f.run(ctx)
 		}()
 	}

@@ -94,11 +94,13 @@ type ReaderConfig struct {
 	// Maximum amount of time to wait for new data to come when fetching
 	// batches of messages from kafka (the broker's long poll).
 	//
-	// A broker holds a fetch at most 500 ms whatever MaxWait says (the
-	// Java consumer's default): one fetch carries the partitions of every
-	// Reader reading from that broker, and a partition that starts reading
-	// there (a new Reader, a group assignment, a move between replicas)
-	// waits for the poll in flight to end.
+	// One fetch carries the partitions of every Reader reading from a
+	// broker; a partition that starts reading there while that fetch
+	// waits (a new Reader, a group assignment, a move between replicas) is
+	// fetched on a second, short-lived connection meanwhile. Brokers that
+	// hold some fetches for the whole wait (followers before Kafka 3.4,
+	// leaders before 3.3 naming a preferred replica) are long-polled for
+	// at most 500 ms.
 	//
 	// Default: 10s
 	MaxWait time.Duration

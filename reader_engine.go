@@ -91,9 +91,9 @@ func countPartitions(req *protocol.FetchRequest) int {
 }
 
 // engineMaxWait returns the long poll of a fetch of a partition: MaxWait,
-// shorter at a follower when its lag is checked. The engine bounds it by
-// fetchengine.MaxLongPoll, which also covers old brokers that hold a fetch
-// for its whole wait.
+// shorter at a follower when its lag is checked. The engine bounds it at
+// old brokers that hold a fetch for its whole wait
+// (fetchengine.OldBrokerPoll).
 func engineMaxWait(config *ReaderConfig, follower bool) time.Duration {
 	wait := config.MaxWait
 	if follower && config.MaxFollowerLag > 0 && config.Rack != "" {

@@ -277,11 +277,19 @@ func (f *fetcher) step(ctx context.Context) bool {
 	r.stats.fetches.observe(1)
 	r.stats.offset.observe(f.offset)
 	fetchOffset := f.offset
+	if fetcherBeforeFetch != nil {
+		fetcherBeforeFetch(ctx, f)
+	}
 	t0 := time.Now()
 	res := r.engine.Fetch(ctx, broker, w)
 	t1 := time.Now()
 	if ctx.Err() != nil {
 		return false
+	}
+	if errors.Is(res.Err, fetchengine.ErrSuperseded) {
+		// Another fetch of the partition took the engine's place of this
+		// one: nothing was fetched, ask again.
+		return true
 	}
 	if res.DialFailed {
 		r.stats.errors.observe(1)
@@ -360,6 +368,10 @@ func (f *fetcher) step(ctx context.Context) bool {
 	}
 	return f.fetchFailed(ctx, broker, err)
 }
+
+// fetcherBeforeFetch, set by tests only, runs before each engine fetch:
+// it stands for a fetcher descheduled there.
+var fetcherBeforeFetch func(ctx context.Context, f *fetcher)
 
 // want is the partition's part of the next fetch from broker.
 func (f *fetcher) want(broker int) fetchengine.Want {

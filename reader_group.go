@@ -218,6 +218,12 @@ func (g *readerGroup) subscribe(gen *Generation) {
 	for tp, off := range offsets {
 		f := newFetcher(r, tp, off, readerGen)
 		gen.Start(func(ctx context.Context) {
+			if ctx.Err() != nil {
+				// Started after the generation ended: the group no longer
+				// waits for it, and the next generation's fetcher of the
+				// partition may already run.
+				return
+			}
 			fctx, cancel := context.WithCancel(r.stctx)
 			defer cancel()
 			stop := context.AfterFunc(ctx, cancel)

@@ -12,11 +12,13 @@
 // A loop waits, before sending, for the partitions of its last response to
 // come back (Fetch again) or to say they will not for now (Release): a
 // partition left out of a long poll would otherwise wait for it to end.
-// For the same reason a long poll lasts at most MaxLongPoll, and only
-// HeldPoll while a partition is expected soon: one held for its
-// application, one left out of the request, or any while partitions new to
-// the broker keep arriving (a Reader starting, a group assignment, a move
-// to a follower).
+// For the same reason a poll lasts only HeldPoll while a partition is
+// expected soon: one held for its application, one left out of the
+// request, or any while partitions new to the broker keep arriving (a
+// Reader starting, a group assignment). Otherwise it lasts MaxWait, and a
+// partition that asks while the loop's idle long poll is in flight is
+// fetched on a second connection of the loop (sidelane.go): only arriving
+// partitions pay for the long poll's length.
 package fetchengine
 
 import (
@@ -52,7 +54,7 @@ type Config struct {
 	MinBytes       int32
 	IsolationLevel int8
 	// MaxWait returns the long poll for a partition, read from its leader
-	// or from a follower (at most MaxLongPoll is used).
+	// or from a follower (old brokers get less: oldBrokerWait).
 	MaxWait func(follower bool) time.Duration
 	// Budget bounds, per owner (Want.Owner: a Reader), the bytes fetched
 	// and not yet handed to the application: its partitions' part of a
@@ -131,6 +133,12 @@ type Result struct {
 
 // ErrClosed is returned by Fetch once the engine is closed.
 var ErrClosed = errors.New("fetchengine: closed")
+
+// ErrSuperseded answers a Fetch whose partition (same owner) asked again
+// before it was sent: a slot has one waiter, and a waiter it drops is
+// answered, never left waiting. The caller's fetch did not happen; if it
+// is still the partition's fetcher, it asks again.
+var ErrSuperseded = errors.New("fetchengine: superseded by a later fetch of the same partition")
 
 // key names a partition on the wire and in the fetch session.
 type key struct {
@@ -226,8 +234,10 @@ func (e *Engine) Stats() Stats {
 	st := e.stats
 	st.Conns = 0
 	for _, l := range e.loops {
-		if l.hasConn {
-			st.Conns++
+		for _, ln := range []*lane{&l.main, &l.side} {
+			if ln.hasConn {
+				st.Conns++
+			}
 		}
 	}
 	return st
@@ -249,8 +259,13 @@ func (e *Engine) RoomFreed() {
 // Fetch adds the partition to the next fetch of broker and returns its
 // part of the response. It returns ctx's error when ctx ends first; the
 // partition's data in a response that arrives later is dropped, so the
-// caller fetches the same offset again.
+// caller fetches the same offset again. A Fetch of the same owner's
+// partition that is still waiting to be sent is answered ErrSuperseded.
 func (e *Engine) Fetch(ctx context.Context, broker int, w Want) Result {
+	if err := ctx.Err(); err != nil {
+		// A caller already stopped takes no one's place.
+		return Result{Err: err}
+	}
 	k := slotOf(w)
 	wt := &waiter{want: w, done: make(chan Result, 1)}
 	e.mu.Lock()
@@ -261,14 +276,17 @@ func (e *Engine) Fetch(ctx context.Context, broker int, w Want) Result {
 	e.comeBack(k)
 	l := e.loops[broker]
 	if l == nil {
-		l = &loop{e: e, broker: broker, wake: make(chan struct{}, 1), pending: map[slot]*waiter{}, out: map[slot]bool{},
-			held: map[slot]bool{}, ends: map[key]int64{}}
+		l = newLoop(e, broker)
 		e.loops[broker] = l
-		e.wg.Add(1)
-		go l.run()
+		e.wg.Add(2)
+		go l.main.run()
+		go l.side.run()
 	}
 	if _, seen := l.ends[k.key]; !seen {
 		l.joined = e.now()
+	}
+	if old := l.pending[k]; old != nil {
+		old.done <- Result{Err: ErrSuperseded}
 	}
 	l.pending[k] = wt
 	l.signal()
@@ -288,6 +306,19 @@ func (e *Engine) Fetch(ctx context.Context, broker int, w Want) Result {
 		e.mu.Unlock()
 		return Result{Err: ctx.Err()}
 	}
+}
+
+// Waiting reports whether a fetch of owner's partition waits at some
+// broker to be sent.
+func (e *Engine) Waiting(owner uint64, topic string, partition int32) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, l := range e.loops {
+		if l.pending[slot{owner, key{topic, partition}}] != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // Release says the partition will not ask for a fetch soon (it backs off,
@@ -320,16 +351,6 @@ func (e *Engine) Hold(owner uint64, topic string, partition int32) {
 // waits at most that long for the request in flight.
 const HeldPoll = 20 * time.Millisecond
 
-// MaxLongPoll bounds every long poll: a partition that starts reading from
-// a broker while a poll for others is in flight (a new Reader, a group
-// assignment, a move between replicas) waits for it to end, and Readers'
-// MaxWait is 10 s by default. 500 ms is the Java consumer's
-// fetch.max.wait.ms. It also bounds the old brokers that hold a fetch for
-// its whole wait: followers before Kafka 3.4 whatever they replicate
-// meanwhile (KAFKA-14334), leaders before 3.3 before they name a
-// preferred replica.
-const MaxLongPoll = 500 * time.Millisecond
-
 // comeBack ends the wait of the loop whose last response had k, and k's
 // hold; e.mu held.
 func (e *Engine) comeBack(k slot) {
@@ -344,34 +365,64 @@ func (e *Engine) comeBack(k slot) {
 	}
 }
 
-// loop sends the fetches of one broker.
+// loop sends the fetches of one broker: its main lane long-polls in a
+// fetch session, its side lane fetches the partitions that arrive while
+// the main lane's idle long poll is in flight (sidelane.go).
 type loop struct {
 	e      *Engine
 	broker int
-	wake   chan struct{}
 
 	// Guarded by e.mu:
 	pending map[slot]*waiter
 	out     map[slot]bool // in the last response, not back yet
 	held    map[slot]bool // held (Engine.Hold): back soon, with records to read
+	ends    map[key]int64 // each partition's readable end in its last answer here
+	joined  time.Time     // when a partition new to the loop (not in ends) last asked
+	// idleUntil: when the main lane's long poll in flight ends, if it is
+	// idle (sidelane.go); zero otherwise.
+	idleUntil time.Time
+
+	main, side lane
+}
+
+// lane is one connection of a loop and the requests sent on it, one at a
+// time.
+type lane struct {
+	l    *loop
+	side bool
+	wake chan struct{}
+
+	// Guarded by e.mu:
 	// starved: the request in flight left owners out for room; they
 	// will ask soon.
 	starved bool
-	ends    map[key]int64 // each partition's readable end in its last answer here
-	joined  time.Time     // when a partition new to the loop (not in ends) last asked
 	hasConn bool
 	busy    bool // a request is in flight
 
-	conn Conn // the loop's own
+	conn Conn // the lane's own
 	sess session
 }
 
+func newLoop(e *Engine, broker int) *loop {
+	l := &loop{e: e, broker: broker, pending: map[slot]*waiter{}, out: map[slot]bool{},
+		held: map[slot]bool{}, ends: map[key]int64{}}
+	l.main = lane{l: l, wake: make(chan struct{}, 1)}
+	l.side = lane{l: l, side: true, wake: make(chan struct{}, 1)}
+	return l
+}
+
+// signal wakes both lanes.
 func (l *loop) signal() {
-	select {
-	case l.wake <- struct{}{}:
-	default:
+	for _, ln := range []*lane{&l.main, &l.side} {
+		select {
+		case ln.wake <- struct{}{}:
+		default:
+		}
 	}
 }
+
+// busy reports whether a request of l is in flight; e.mu held.
+func (l *loop) busy() bool { return l.main.busy || l.side.busy }
 
 // failPending answers every pending waiter with err; e.mu held.
 func (l *loop) failPending(err error) {
@@ -381,19 +432,19 @@ func (l *loop) failPending(err error) {
 	}
 }
 
-func (l *loop) run() {
-	defer l.e.wg.Done()
+func (ln *lane) run() {
+	defer ln.l.e.wg.Done()
 	defer func() {
-		if l.conn != nil {
-			l.conn.Close()
+		if ln.conn != nil {
+			ln.conn.Close()
 		}
 	}()
 	for {
-		batch, reserved, ok := l.next()
+		batch, reserved, ok := ln.next()
 		if !ok {
 			return
 		}
-		l.fetch(batch, reserved)
+		ln.fetch(batch, reserved)
 	}
 }
 
@@ -410,9 +461,11 @@ type reservation struct {
 // next waits until there is something to fetch, the partitions of the
 // last response are back (or Linger passed) and the budget has room, then
 // takes the pending waiters of one rack setting whose owners have room and
-// reserves the bytes the request may bring. ok is false when the engine is
-// closed.
-func (l *loop) next() (batch []*waiter, reserved []reservation, ok bool) {
+// reserves the bytes the request may bring. The side lane only takes
+// while the main lane's idle long poll has a while to go. ok is false
+// when the engine is closed.
+func (ln *lane) next() (batch []*waiter, reserved []reservation, ok bool) {
+	l := ln.l
 	e := l.e
 	var linger, idle <-chan time.Time
 	for {
@@ -423,26 +476,26 @@ func (l *loop) next() (batch []*waiter, reserved []reservation, ok bool) {
 			return nil, nil, false
 		}
 		switch {
-		case len(l.pending) == 0:
-			if idle == nil && l.conn != nil {
-				idle = time.After(e.cfg.IdleTimeout)
+		case len(l.pending) == 0 || (ln.side && !l.arrivalsGoSide()):
+			if idle == nil && ln.conn != nil {
+				idle = time.After(ln.idleTimeout())
 			}
-		case len(l.out) > 0:
+		case !ln.side && len(l.out) > 0:
 			if linger == nil {
 				linger = time.After(e.cfg.Linger)
 			}
 		default:
-			batch, reserved, roomWait = l.take()
+			batch, reserved, roomWait = ln.take()
 			if len(batch) == 0 {
 				break
 			}
-			l.busy = true
+			ln.busy = true
 			e.mu.Unlock()
 			return batch, reserved, true
 		}
 		e.mu.Unlock()
 		select {
-		case <-l.wake:
+		case <-ln.wake:
 		case <-roomWait:
 		case <-linger:
 			// Those not back by now are left out.
@@ -458,10 +511,10 @@ func (l *loop) next() (batch []*waiter, reserved []reservation, ok bool) {
 		case <-idle:
 			idle = nil
 			e.mu.Lock()
-			quiet := len(l.pending) == 0
+			quiet := len(l.pending) == 0 || (ln.side && !l.arrivalsGoSide())
 			e.mu.Unlock()
 			if quiet {
-				l.closeConn()
+				ln.closeConn()
 			}
 		case <-e.ctx.Done():
 			return nil, nil, false
@@ -475,7 +528,8 @@ func (l *loop) next() (batch []*waiter, reserved []reservation, ok bool) {
 // partitions may bring. With none, it returns what to wait for; when some
 // owners are left out for room, the request polls short (starved), so
 // that they are asked soon after their room comes back. e.mu held.
-func (l *loop) take() (batch []*waiter, reserved []reservation, wait <-chan struct{}) {
+func (ln *lane) take() (batch []*waiter, reserved []reservation, wait <-chan struct{}) {
+	l := ln.l
 	e := l.e
 	rack := ""
 	first := true
@@ -497,11 +551,11 @@ func (l *loop) take() (batch []*waiter, reserved []reservation, wait <-chan stru
 		}
 	}
 	granted := map[uint64]bool{}
-	l.starved = false
+	ln.starved = false
 	for _, o := range owners {
 		got := e.room(l, o)
 		if got <= 0 {
-			l.starved = true
+			ln.starved = true
 			if e.roomWait == nil {
 				e.roomWait = make(chan struct{})
 			}
@@ -515,7 +569,7 @@ func (l *loop) take() (batch []*waiter, reserved []reservation, wait <-chan stru
 			if got, sharedWait = e.cfg.Shared.reserve(got, e.held(o)); got == 0 {
 				// Every Reader of the process holds its share: wait
 				// for one to hand bytes out.
-				l.starved = true
+				ln.starved = true
 				wait = sharedWait
 				continue
 			}
@@ -568,7 +622,7 @@ func (e *Engine) room(l *loop, owner uint64) int64 {
 	}
 	active := 1 // l
 	for _, o := range e.loops {
-		if o != l && (o.busy || len(o.pending) > 0 || len(o.out) > 0 || len(o.held) > 0) {
+		if o != l && (o.busy() || len(o.pending) > 0 || len(o.out) > 0 || len(o.held) > 0) {
 			active++
 		}
 	}
@@ -599,7 +653,8 @@ func (e *Engine) unreserve(reserved []reservation) {
 
 // fetch sends one request for batch, which may bring reserved bytes, and
 // hands out the response.
-func (l *loop) fetch(batch []*waiter, reserved []reservation) {
+func (ln *lane) fetch(batch []*waiter, reserved []reservation) {
+	l := ln.l
 	e := l.e
 	var total int64
 	for _, r := range reserved {
@@ -608,16 +663,19 @@ func (l *loop) fetch(batch []*waiter, reserved []reservation) {
 	defer func() {
 		e.mu.Lock()
 		e.unreserve(reserved)
-		l.busy = false
+		ln.busy = false
+		if !ln.side {
+			l.idleUntil = time.Time{}
+		}
 		e.mu.Unlock()
 		if e.cfg.Shared != nil {
 			e.cfg.Shared.Release(total)
 		}
 	}()
-	if l.conn != nil && l.conn.Broken() {
-		l.closeConn()
+	if ln.conn != nil && ln.conn.Broken() {
+		ln.closeConn()
 	}
-	if l.conn == nil {
+	if ln.conn == nil {
 		limit := time.Duration(0)
 		for _, w := range batch {
 			if d := w.want.DialTimeout; d > 0 && (limit == 0 || d < limit) {
@@ -631,22 +689,23 @@ func (l *loop) fetch(batch []*waiter, reserved []reservation) {
 		c, err := e.cfg.Dial(ctx, l.broker)
 		cancel()
 		if err != nil {
-			l.answer(batch, nil, Result{Err: err, DialFailed: true})
+			ln.answer(batch, nil, Result{Err: err, DialFailed: true})
 			return
 		}
-		l.conn = c
+		ln.conn = c
 		e.mu.Lock()
-		l.hasConn = true
+		ln.hasConn = true
 		e.mu.Unlock()
 	}
-	vs, err := l.conn.Versions()
+	vs, err := ln.conn.Versions()
 	if err != nil {
-		l.closeConn()
-		l.answer(batch, nil, Result{Err: err})
+		ln.closeConn()
+		ln.answer(batch, nil, Result{Err: err})
 		return
 	}
 
-	useSession := !e.cfg.NoSessions && vs[protocol.Fetch].Max >= 7
+	// The side lane's fetches are short-lived and sessionless.
+	useSession := !ln.side && !e.cfg.NoSessions && vs[protocol.Fetch].Max >= 7
 	if vs[protocol.Fetch].Max >= 13 {
 		// Sessions name topics one way for their whole life: by id
 		// from v13, which needs every id.
@@ -655,35 +714,35 @@ func (l *loop) fetch(batch []*waiter, reserved []reservation) {
 		}
 	}
 	for attempt := 0; ; attempt++ {
-		req, listed, wait, timeout, stall := l.request(batch, reserved, vs, total, useSession)
+		req, listed, wait, timeout, stall := ln.request(batch, reserved, vs, total, useSession)
 		ctx, cancel := context.WithTimeout(e.ctx, wait+timeout)
 		var stallBy time.Time
 		if stall > 0 {
 			stallBy = time.Now().Add(wait + stall)
 		}
-		resp, err := l.conn.Fetch(ctx, req, stallBy)
+		resp, err := ln.conn.Fetch(ctx, req, stallBy)
 		cancel()
 		if err != nil {
-			l.sess.reset()
-			if l.conn.Broken() {
-				l.closeConn()
+			ln.sess.reset()
+			if ln.conn.Broken() {
+				ln.closeConn()
 			}
-			l.answer(batch, nil, Result{Err: err, MaxWait: wait})
+			ln.answer(batch, nil, Result{Err: err, MaxWait: wait})
 			return
 		}
 		if resp.ErrorCode != 0 {
 			incremental := req.SessionEpoch > 0
-			l.sess.reset()
+			ln.sess.reset()
 			if isSessionError(resp.ErrorCode) && attempt == 0 {
 				continue // start over with a full fetch
 			}
 			if incremental && attempt == 0 {
 				continue // the error may be the session's: retry in full
 			}
-			l.answer(batch, nil, Result{Err: fmt.Errorf("fetching from broker %d: %w", l.broker, e.cfg.ErrorCode(resp.ErrorCode)), MaxWait: wait})
+			ln.answer(batch, nil, Result{Err: fmt.Errorf("fetching from broker %d: %w", l.broker, e.cfg.ErrorCode(resp.ErrorCode)), MaxWait: wait})
 			return
 		}
-		l.sess.update(req, resp, listed)
+		ln.sess.update(req, resp, listed)
 		e.mu.Lock()
 		e.stats.Requests++
 		if req.SessionEpoch > 0 {
@@ -692,7 +751,7 @@ func (l *loop) fetch(batch []*waiter, reserved []reservation) {
 		e.stats.Partitions += int64(len(batch))
 		e.mu.Unlock()
 		n := recordBytes(resp)
-		l.answer(batch, resp, Result{Throttle: time.Duration(resp.ThrottleTimeMs) * time.Millisecond, MaxWait: wait,
+		ln.answer(batch, resp, Result{Throttle: time.Duration(resp.ThrottleTimeMs) * time.Millisecond, MaxWait: wait,
 			Data: n > 0, Full: n >= int64(req.MaxBytes)})
 		return
 	}
@@ -711,7 +770,8 @@ func recordBytes(resp *protocol.FetchResponse) int64 {
 
 // request builds the fetch of batch: the shortest long poll and timeouts
 // its partitions ask for, and at most the budget's room in bytes.
-func (l *loop) request(batch []*waiter, reserved []reservation, vs protocol.Versions, maxBytes int64, useSession bool) (req *protocol.FetchRequest, listed []*waiter, wait, timeout, stall time.Duration) {
+func (ln *lane) request(batch []*waiter, reserved []reservation, vs protocol.Versions, maxBytes int64, useSession bool) (req *protocol.FetchRequest, listed []*waiter, wait, timeout, stall time.Duration) {
+	l := ln.l
 	e := l.e
 	capPartitions(batch, reserved)
 	req = &protocol.FetchRequest{
@@ -723,10 +783,9 @@ func (l *loop) request(batch []*waiter, reserved []reservation, vs protocol.Vers
 		SessionEpoch:   -1, // no fetch session: every fetch is a full one
 		RackID:         batch[0].want.Rack,
 	}
-	wait = MaxLongPoll
+	wait = time.Duration(math.MaxInt64)
 	for i, w := range batch {
-		d := e.cfg.MaxWait(w.want.Follower)
-		wait = min(wait, d)
+		wait = min(wait, e.cfg.MaxWait(w.want.Follower), oldBrokerWait(vs, w.want))
 		if i == 0 || w.want.Timeout < timeout {
 			timeout = w.want.Timeout
 		}
@@ -735,12 +794,13 @@ func (l *loop) request(batch []*waiter, reserved []reservation, vs protocol.Vers
 		}
 	}
 	e.mu.Lock()
-	if len(l.held) > 0 || l.starved || len(l.pending) > 0 || e.now().Sub(l.joined) < e.cfg.JoinSettle {
+	if len(l.held) > 0 || ln.starved || len(l.pending) > 0 || e.now().Sub(l.joined) < e.cfg.JoinSettle {
 		// Partitions wait for this request, or will soon: poll short.
 		wait = min(wait, HeldPoll)
 	}
+	wait = ln.sideWait(batch, wait)
 	e.mu.Unlock()
-	listed = l.sess.build(req, batch, useSession)
+	listed = ln.sess.build(req, batch, useSession)
 	topics := map[string]int{}
 	for _, w := range listed {
 		t, ok := topics[w.want.Topic]
@@ -793,10 +853,15 @@ func capPartitions(batch []*waiter, reserved []reservation) {
 
 // answer hands each waiter of batch its partition of resp (or base's error
 // when resp is nil) and remembers who must come back.
-func (l *loop) answer(batch []*waiter, resp *protocol.FetchResponse, base Result) {
+func (ln *lane) answer(batch []*waiter, resp *protocol.FetchResponse, base Result) {
+	l := ln.l
 	e := l.e
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if !ln.side {
+		// Partitions answered ask again soon: for the next main request.
+		l.idleUntil = time.Time{}
+	}
 	for _, w := range batch {
 		if w.abandoned {
 			continue
@@ -808,9 +873,9 @@ func (l *loop) answer(batch []*waiter, resp *protocol.FetchResponse, base Result
 		if resp != nil {
 			r.Partition = find(resp, w.want)
 			if r.Partition != nil {
-				l.sess.saw(k, r.Partition)
-			} else if l.sess.incremental() {
-				r.Partition = l.sess.unchanged(k)
+				ln.sess.saw(k, r.Partition)
+			} else if ln.sess.incremental() {
+				r.Partition = ln.sess.unchanged(k)
 			}
 			if r.Partition == nil {
 				r.Err = fmt.Errorf("fetching %s/%d from broker %d: partition missing from the response", w.want.Topic, w.want.Partition, l.broker)
@@ -845,13 +910,13 @@ func find(resp *protocol.FetchResponse, w Want) *protocol.FetchResponsePartition
 	return nil
 }
 
-func (l *loop) closeConn() {
-	if l.conn == nil {
+func (ln *lane) closeConn() {
+	if ln.conn == nil {
 		return
 	}
-	l.conn.Close()
-	l.conn = nil
-	l.e.mu.Lock()
-	l.hasConn = false
-	l.e.mu.Unlock()
+	ln.conn.Close()
+	ln.conn = nil
+	ln.l.e.mu.Lock()
+	ln.hasConn = false
+	ln.l.e.mu.Unlock()
 }
