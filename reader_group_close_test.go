@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -147,24 +146,11 @@ func TestReaderGroupCloseJoinsProbe(t *testing.T) {
 
 	close(d.slow)
 	require.NoError(t, r.Close())
-	running, stacks := d.inflight.Load(), probeStacks()
+	running, stacks := d.inflight.Load(), goroutinesIn("(*fetcher).probe")
 	close(d.release)
 	require.Eventually(t, func() bool { return d.inflight.Load() == 0 }, 5*time.Second, 10*time.Millisecond)
 	_, after := d.last()
 	assert.Greater(t, after, before, "no probe of the follower while the Reader closed: the test proves nothing")
 	assert.Zero(t, running, "a dial of the follower (a probe) was still running after Close returned")
 	assert.Empty(t, stacks, "a probe goroutine survived Close")
-}
-
-// probeStacks returns the stacks of goroutines running a fetcher's probe.
-func probeStacks() []string {
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	var out []string
-	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "(*fetcher).probe") {
-			out = append(out, g)
-		}
-	}
-	return out
 }
