@@ -2,8 +2,9 @@
 #
 #   make kafka-up / kafka-down / kafka-status   the 3-rack test cluster (KAFKA_VERSION=2.8|3.7|4.x ..., see the tool)
 #   make test          unit + integration tests (starts and stops a cluster unless one is up or KAFKA_BROKERS
-#                      is set), then every fuzz target for TEST_FUZZTIME
+#                      is set), then test-race, then every fuzz target for TEST_FUZZTIME
 #   make test-unit     unit tests only: -short, KAFKA_BROKERS unset
+#   make test-race     the unit and fake-broker tests under the race detector (part of make test)
 #   make test-matrix   the test suite once per Kafka version line in MATRIX, each on a fresh cluster
 #                      (PKGS=./testing/... for the harness alone)
 #   make test-rack-oldest  the rack integration tests (RACK_TESTS) on the oldest supported line (OLDEST_KAFKA),
@@ -39,7 +40,7 @@ MATRIX ?= 3.7 2.8 2.7 3.9 4
 MATRIX_STATE_DIR ?= $(CURDIR)/.kafka/matrix
 MATRIX_PORT_BASE ?= 29190
 
-.PHONY: all build vet kafka-up kafka-down kafka-status test test-go test-unit test-matrix test-compat test-metrics bench fuzz example test-rack-oldest
+.PHONY: all build vet kafka-up kafka-down kafka-status test test-go test-unit test-race test-matrix test-compat test-metrics bench fuzz example test-rack-oldest
 
 all: build
 
@@ -65,6 +66,7 @@ kafka-status:
 test:
 	$(WITH_CLUSTER) $(MAKE) --no-print-directory test-go test-metrics
 	$(MAKE) --no-print-directory test-compat
+	$(MAKE) --no-print-directory test-race
 	$(MAKE) --no-print-directory fuzz FUZZTIME=$(TEST_FUZZTIME)
 
 # The API against segmentio/kafka-go's, type by type (compat/ is its own module: the library never
@@ -84,6 +86,16 @@ test-go:
 
 test-unit:
 	env -u KAFKA_BROKERS $(GO) test -short -timeout 10m $(GOTESTFLAGS) $(PKGS)
+
+# The race detector on the unit and fake-broker tests (-short, KAFKA_BROKERS unset: no cluster), outside
+# the cluster of make test. Integration tests are left out: they skip in -short, and under the detector's
+# 2-10x slowdown their timings against the real cluster would measure the detector. Not -v (CI's
+# GOTESTFLAGS): the skipped integration tests would count twice in CI's summary; a race fails its test.
+RACE_PKGS ?= ./...
+RACE_TIMEOUT ?= 20m
+RACEFLAGS ?=
+test-race:
+	env -u KAFKA_BROKERS $(GO) test -race -short -count=1 -timeout $(RACE_TIMEOUT) $(RACEFLAGS) $(RACE_PKGS)
 
 test-matrix:
 	@failed=""; \

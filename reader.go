@@ -146,10 +146,12 @@ func (r *Reader) Close() error {
 	r.mu.Unlock()
 
 	r.stop()
-	r.join.Wait()
+	// The group first: its fetchers may start probes (r.join) until they
+	// stop, and every Add to r.join must come before the Wait.
 	if r.group != nil {
 		r.group.wait()
 	}
+	r.join.Wait()
 	r.queue.close()
 	r.leaveEngine() // and the cluster, after its last Reader
 	return nil

@@ -217,11 +217,10 @@ func (g *readerGroup) subscribe(gen *Generation) {
 
 	for tp, off := range offsets {
 		f := newFetcher(r, tp, off, readerGen)
-		gen.Start(func(ctx context.Context) {
+		g.start(gen, func(ctx context.Context) {
 			if ctx.Err() != nil {
-				// Started after the generation ended: the group no longer
-				// waits for it, and the next generation's fetcher of the
-				// partition may already run.
+				// Started after the generation ended: the next generation's
+				// fetcher of the partition may already run.
 				return
 			}
 			fctx, cancel := context.WithCancel(r.stctx)
@@ -234,13 +233,26 @@ func (g *readerGroup) subscribe(gen *Generation) {
 			<-fctx.Done()
 		})
 	}
-	gen.Start(func(ctx context.Context) { g.commitLoop(ctx, gen) })
-	gen.Start(func(ctx context.Context) {
+	g.start(gen, func(ctx context.Context) { g.commitLoop(ctx, gen) })
+	g.start(gen, func(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 		case <-r.stctx.Done():
 		}
 		g.unsubscribe(gen)
+	})
+}
+
+// start runs fn in gen, counted in the Reader's join as well: Close waits
+// for it even when gen had already ended (Generation.Start then runs fn
+// on a goroutine nobody waits for), and a probe its fetcher starts is
+// added to the join while fn still holds it.
+func (g *readerGroup) start(gen *Generation, fn func(ctx context.Context)) {
+	r := g.r
+	r.join.Add(1)
+	gen.Start(func(ctx context.Context) {
+		defer r.join.Done()
+		fn(ctx)
 	})
 }
 

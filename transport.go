@@ -369,6 +369,7 @@ func (t *Transport) release(tc *transportCluster) {
 	}
 	t.mu.Unlock()
 	if last {
+		tc.stop()
 		tc.cl.close()
 	}
 }

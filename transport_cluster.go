@@ -31,6 +31,11 @@ type transportCluster struct {
 
 	mu         sync.Mutex
 	refreshing map[string]bool // background refreshes under way
+	closed     bool            // stop was called: no refresh starts any more
+	// bg counts the background refreshes; stopBg ends them (stop).
+	bg     sync.WaitGroup
+	bgCtx  context.Context
+	stopBg context.CancelFunc
 }
 
 func newTransportCluster(t *Transport, addr net.Addr, rt RoundTripper) *transportCluster {
@@ -41,6 +46,7 @@ func newTransportCluster(t *Transport, addr net.Addr, rt RoundTripper) *transpor
 		ttl:        6 * time.Second,
 		refreshing: map[string]bool{},
 	}
+	tc.bgCtx, tc.stopBg = context.WithCancel(context.Background())
 	if t != nil {
 		tc.ttl = t.metadataTTL()
 		tc.extra = t.MetadataTopics
@@ -63,6 +69,16 @@ func (tc *transportCluster) lookupBroker(host string, port int) Broker {
 	return Broker{Host: host, Port: port, ID: -1}
 }
 
+// stop ends the background refreshes and waits for them: the last client
+// of the cluster state closes it, and none of its goroutines outlives it.
+func (tc *transportCluster) stop() {
+	tc.mu.Lock()
+	tc.closed = true
+	tc.mu.Unlock()
+	tc.stopBg()
+	tc.bg.Wait()
+}
+
 func (tc *transportCluster) context() context.Context {
 	if tc.t != nil {
 		return tc.t.context()
@@ -78,15 +94,18 @@ func (tc *transportCluster) context() context.Context {
 func (tc *transportCluster) partitionCount(ctx context.Context, topic string, autoCreate bool, attempts int, bmin, bmax time.Duration, timeout time.Duration) (int, error) {
 	n, ok := tc.cl.partitionCount(topic)
 	tc.mu.Lock()
-	stale := ok && time.Since(tc.cl.readAt(topic)) > tc.ttl && !tc.refreshing[topic]
+	stale := ok && time.Since(tc.cl.readAt(topic)) > tc.ttl && !tc.refreshing[topic] && !tc.closed
 	if stale {
 		tc.refreshing[topic] = true
+		tc.bg.Add(1)
 	}
 	tc.mu.Unlock()
 	if stale {
 		go func() {
+			defer tc.bg.Done()
 			ctx, cancel := context.WithTimeout(tc.context(), timeout)
 			defer cancel()
+			defer context.AfterFunc(tc.bgCtx, cancel)()
 			tc.refreshSince(ctx, topic, time.Now(), false)
 			tc.mu.Lock()
 			delete(tc.refreshing, topic)

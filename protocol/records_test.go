@@ -717,6 +717,9 @@ func TestReuseBuffers(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Fatal("records differ")
 			}
+			if raceEnabled {
+				t.Skip("allocations not counted: under the race detector sync.Pool drops decompressors at random")
+			}
 			allocs := testing.AllocsPerRun(10, func() {
 				r.Reset(data, opts)
 				for {
