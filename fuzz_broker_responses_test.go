@@ -70,13 +70,15 @@ func scriptedBroker(c net.Conn, body []byte) {
 }
 
 // fuzzExchange runs operation op of a Conn on partition t/0 against a
-// broker answering body; it returns what the operation read, or its error.
-func fuzzExchange(op byte, body []byte) (any, error) {
+// broker answering body, within timeout (an answer the Conn retries on,
+// such as a retriable error code, ends there); it returns what the
+// operation read, or its error.
+func fuzzExchange(op byte, body []byte, timeout time.Duration) (any, error) {
 	client, server := net.Pipe()
 	go scriptedBroker(server, body)
 	conn := NewConnWith(client, ConnConfig{Topic: "t", Partition: 0})
 	defer conn.Close()
-	if err := conn.SetDeadline(time.Now().Add(5 * time.Second)); err != nil {
+	if err := conn.SetDeadline(time.Now().Add(timeout)); err != nil {
 		return nil, err
 	}
 	switch op % fuzzOps {
@@ -150,7 +152,7 @@ func TestFuzzBrokerResponsesSeeds(t *testing.T) {
 		func(got any) { require.Equal(t, []string{"one", "two"}, got) },
 	}
 	for op := range seeds {
-		got, err := fuzzExchange(byte(op), seeds[op])
+		got, err := fuzzExchange(byte(op), seeds[op], 10*time.Second)
 		require.NoError(t, err, "op %d", op)
 		want[op](got)
 	}
@@ -167,7 +169,7 @@ func FuzzBrokerResponses(f *testing.F) {
 	f.Fuzz(func(t *testing.T, op byte, body []byte) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		fuzzExchange(op, body)
+		fuzzExchange(op, body, 500*time.Millisecond)
 		runtime.ReadMemStats(&after)
 		bound := uint64(compress.DefaultDecodeLimit)*12/10 + 16<<20
 		require.Less(t, after.TotalAlloc-before.TotalAlloc, bound, "op %d, %d bytes", op%fuzzOps, len(body))
