@@ -135,7 +135,7 @@ func (c *Conn) exchangeRetain(ctx context.Context, req protocol.Request, resp pr
 	}
 	buf := c.rbody
 	c.rbody = nil
-	body, err := protocol.ReadFrame(c.rbuf, buf, protocol.MaxResponseSize)
+	body, err := protocol.ReadFrameExpecting(c.rbuf, buf, protocol.MaxResponseSize, expectedSize(req))
 	if err != nil {
 		return nil, c.fail(ctx, fmt.Errorf("reading %s v%d response from %s: %w", req.Key(), v, c.conn.RemoteAddr(), err))
 	}
@@ -145,6 +145,17 @@ func (c *Conn) exchangeRetain(ctx context.Context, req protocol.Request, resp pr
 		return nil, c.fail(ctx, err)
 	}
 	return body, nil
+}
+
+// expectedSize is how large the response to req may be by the client's own
+// choice: a fetch's MaxBytes plus room for its headers. The frame reader
+// allocates that much before the bytes arrive; the size the broker
+// declares is not trusted that far.
+func expectedSize(req protocol.Request) int {
+	if f, ok := req.(*protocol.FetchRequest); ok && f.MaxBytes > 0 {
+		return int(f.MaxBytes) + 64<<10
+	}
+	return 0
 }
 
 // releaseBuffer gives a response buffer back for reuse unless it is

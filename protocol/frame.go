@@ -8,10 +8,11 @@ import (
 
 // A frame's size prefix is untrusted: a peer may declare 256 MiB and send
 // nothing more. ReadFrame therefore allocates at most frameFirstRead bytes
-// before the body starts arriving, and grows the buffer frameGrowth-fold
-// only once what it has is full, so memory stays within frameGrowth times
-// the bytes actually received (plus the first step). The copies this
-// costs a large frame come to a third of its size at most.
+// (or what the caller expects, see ReadFrameExpecting) before the body
+// starts arriving, and grows the buffer frameGrowth-fold only once what it
+// has is full, so memory stays within frameGrowth times the bytes actually
+// received (plus the first step). The copies this costs a frame larger
+// than expected come to a third of its size at most.
 const (
 	frameFirstRead = 1 << 20
 	frameGrowth    = 4
@@ -21,6 +22,14 @@ const (
 // buf when its capacity is enough, in a buffer grown as the body arrives
 // (up to max bytes) otherwise.
 func ReadFrame(r io.Reader, buf []byte, max int32) ([]byte, error) {
+	return ReadFrameExpecting(r, buf, max, 0)
+}
+
+// ReadFrameExpecting is ReadFrame for a frame the caller expects to take
+// up to expect bytes, a size of its own choosing (the MaxBytes of a fetch
+// it sent): that much is allocated up front, so that a frame of the
+// expected size is read without growing.
+func ReadFrameExpecting(r io.Reader, buf []byte, max int32, expect int) ([]byte, error) {
 	var size [4]byte
 	if _, err := io.ReadFull(r, size[:]); err != nil {
 		return nil, err
@@ -30,7 +39,11 @@ func ReadFrame(r io.Reader, buf []byte, max int32) ([]byte, error) {
 		return nil, fmt.Errorf("kafka protocol: frame size %d outside 0..%d", n, max)
 	}
 	if cap(buf) < n {
-		buf = makeUnzeroed(min(n, frameFirstRead))
+		first := frameFirstRead
+		if expect > first {
+			first = expect
+		}
+		buf = makeUnzeroed(min(n, first))
 	}
 	buf = buf[:cap(buf)]
 	got := 0

@@ -57,3 +57,22 @@ func (t *trickle) Read(p []byte) (int, error) {
 	}
 	return t.r.Read(p)
 }
+
+// TestReadFrameExpecting reads a frame of the size the caller expects in
+// one allocation of that size, and a larger one by growing from there.
+func TestReadFrameExpecting(t *testing.T) {
+	const expect = 3 * frameFirstRead
+	for _, n := range []int{expect, expect + 1} {
+		body := bytes.Repeat([]byte{7}, n)
+		frame := append(binary.BigEndian.AppendUint32(nil, uint32(n)), body...)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		got, err := ReadFrameExpecting(bytes.NewReader(frame), nil, MaxResponseSize, expect)
+		runtime.ReadMemStats(&after)
+		require.NoError(t, err)
+		require.True(t, bytes.Equal(body, got))
+		if n == expect {
+			require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(expect+64<<10), "one allocation")
+		}
+	}
+}
