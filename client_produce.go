@@ -261,11 +261,9 @@ func (c *Client) clientProduceLeader(ctx context.Context, addr net.Addr, topic s
 				}
 				return Broker{}, t.TopicID, fmt.Errorf("partition %d of %q has no leader: %w", partition, topic, makeError(code, ""))
 			}
-			b, ok := cl.brokers[p.LeaderID]
-			if !ok {
-				return Broker{}, t.TopicID, fmt.Errorf("the leader of %s/%d, broker %d, is not in the cluster's metadata: %w", topic, partition, p.LeaderID, LeaderNotAvailable)
-			}
-			return b, t.TopicID, nil
+			b, err := partitionLeader(Partition{Topic: topic, ID: partition, Leader: Broker{ID: int(p.LeaderID)}},
+				func(id int) (Broker, bool) { b, ok := cl.brokers[int32(id)]; return b, ok })
+			return b, t.TopicID, err
 		}
 		return Broker{}, t.TopicID, fmt.Errorf("topic %q has no partition %d (it has %d): %w", topic, partition, len(t.Partitions), UnknownTopicOrPartition)
 	}

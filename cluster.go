@@ -508,14 +508,11 @@ func (cl *cluster) leader(ctx context.Context, topic string, partition int) (Par
 			return Partition{}, fmt.Errorf("looking up %s/%d: %w", topic, partition, UnknownTopicOrPartition)
 		}
 	}
-	if p.Leader.ID < 0 {
-		return p, fmt.Errorf("looking up the leader of %s/%d: %w", topic, partition, LeaderNotAvailable)
+	leader, err := partitionLeader(p, cl.broker)
+	if err != nil {
+		return p, err
 	}
-	if p.Leader.Host == "" {
-		if b, ok := cl.broker(p.Leader.ID); ok {
-			p.Leader = b
-		}
-	}
+	p.Leader = leader
 	return p, nil
 }
 

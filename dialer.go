@@ -108,12 +108,20 @@ func (d *Dialer) DialLeader(ctx context.Context, network string, address string,
 // DialPartition opens a connection to the leader of the partition described
 // by partition (as returned by LookupPartition(s)).
 func (d *Dialer) DialPartition(ctx context.Context, network string, address string, partition Partition) (*Conn, error) {
-	return d.dialBroker(ctx, network, partition.Leader, partition)
+	leader, err := partitionLeader(partition, nil)
+	if err != nil {
+		return nil, err
+	}
+	return d.dialBroker(ctx, network, leader, partition)
 }
 
 // dialBroker connects to broker b for partition p: the leader, or a
 // follower a rack-aware fetch was pointed to.
 func (d *Dialer) dialBroker(ctx context.Context, network string, b Broker, p Partition) (*Conn, error) {
+	if b.Host == "" {
+		// Not ":0", which would fail as a refused connection.
+		return nil, fmt.Errorf("dialing broker %d: no address for it in the metadata: %w", b.ID, BrokerNotAvailable)
+	}
 	c, err := d.connect(ctx, network, net.JoinHostPort(b.Host, strconv.Itoa(b.Port)), ConnConfig{
 		Topic:     p.Topic,
 		Partition: p.ID,

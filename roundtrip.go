@@ -32,12 +32,13 @@ func (c *Conn) apiVersions() (protocol.Versions, error) {
 }
 
 // loadApiVersions asks the broker for its versions. A broker that does not
-// know our ApiVersions version answers in v0 with its own range; we then retry
-// at the highest version it speaks.
+// know our ApiVersions version answers UNSUPPORTED_VERSION (in the v0
+// layout) with its own range; we then retry at the highest version it
+// names, or at v0 when it names none, as the Java client does.
 func (c *Conn) loadApiVersions(ctx context.Context) (protocol.Versions, error) {
 	req := &protocol.ApiVersionsRequest{ClientSoftwareName: clientSoftwareName, ClientSoftwareVersion: libraryVersion}
 	v := req.MaxVersion()
-	for attempt := 0; attempt < 2; attempt++ {
+	for {
 		var resp protocol.ApiVersionsResponse
 		err := c.exchange(ctx, req, &resp, v)
 		if err == nil && resp.ErrorCode == 0 {
@@ -45,18 +46,21 @@ func (c *Conn) loadApiVersions(ctx context.Context) (protocol.Versions, error) {
 			c.versions.Store(vs)
 			return vs, nil
 		}
-		if err == nil && Error(resp.ErrorCode) == UnsupportedVersion {
+		if err == nil && Error(resp.ErrorCode) == UnsupportedVersion && v > 0 {
+			next := int16(0)
 			if r, ok := resp.Versions()[protocol.ApiVersions]; ok && r.Max < v {
-				v = r.Max
+				next = r.Max
+			}
+			if next >= 0 {
+				v = next // strictly lower: the loop ends
 				continue
 			}
 		}
 		if err == nil {
-			err = Error(resp.ErrorCode)
+			err = fmt.Errorf("at v%d: %w", v, Error(resp.ErrorCode))
 		}
 		return nil, fmt.Errorf("asking %s for its API versions: %w", c.conn.RemoteAddr(), err)
 	}
-	return nil, fmt.Errorf("asking %s for its API versions: no common version", c.conn.RemoteAddr())
 }
 
 // roundTrip sends req at the highest version both sides support (at most
@@ -131,7 +135,7 @@ func (c *Conn) exchangeRetain(ctx context.Context, req protocol.Request, resp pr
 	}
 	buf := c.rbody
 	c.rbody = nil
-	body, err := protocol.ReadFrame(c.rbuf, buf, protocol.MaxResponseSize)
+	body, err := protocol.ReadFrameExpecting(c.rbuf, buf, protocol.MaxResponseSize, expectedSize(req))
 	if err != nil {
 		return nil, c.fail(ctx, fmt.Errorf("reading %s v%d response from %s: %w", req.Key(), v, c.conn.RemoteAddr(), err))
 	}
@@ -141,6 +145,17 @@ func (c *Conn) exchangeRetain(ctx context.Context, req protocol.Request, resp pr
 		return nil, c.fail(ctx, err)
 	}
 	return body, nil
+}
+
+// expectedSize is how large the response to req may be by the client's own
+// choice: a fetch's MaxBytes plus room for its headers. The frame reader
+// allocates that much before the bytes arrive; the size the broker
+// declares is not trusted that far.
+func expectedSize(req protocol.Request) int {
+	if f, ok := req.(*protocol.FetchRequest); ok && f.MaxBytes > 0 {
+		return int(f.MaxBytes) + 64<<10
+	}
+	return 0
 }
 
 // releaseBuffer gives a response buffer back for reuse unless it is

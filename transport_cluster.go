@@ -239,17 +239,7 @@ func (tc *transportCluster) leader(topic string, partition int) (Broker, error) 
 	if !ok {
 		return Broker{}, fmt.Errorf("%s/%d: %w", topic, partition, UnknownTopicOrPartition)
 	}
-	if p.Leader.ID < 0 {
-		return Broker{}, fmt.Errorf("%s/%d: %w", topic, partition, LeaderNotAvailable)
-	}
-	if p.Leader.Host == "" {
-		// The leader is not among the brokers the metadata listed.
-		if b, ok := tc.cl.broker(p.Leader.ID); ok {
-			return b, nil
-		}
-		return Broker{}, fmt.Errorf("%s/%d: leader %d: %w", topic, partition, p.Leader.ID, BrokerNotAvailable)
-	}
-	return p.Leader, nil
+	return partitionLeader(p, tc.cl.broker)
 }
 
 // dialProduce opens a produce connection to broker b.

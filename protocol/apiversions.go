@@ -60,7 +60,28 @@ func (r *ApiVersionsResponse) Encode(e *Encoder, v int16) {
 	e.Tags()
 }
 
+// errUnsupportedVersion is UNSUPPORTED_VERSION, with which a broker answers
+// an ApiVersions version it does not know.
+const errUnsupportedVersion = 35
+
+// Decode reads the response at v; a broker refusing v answers in the v0
+// layout, which is what is read when v's layout does not fit or carries
+// UNSUPPORTED_VERSION (as the Java client does).
 func (r *ApiVersionsResponse) Decode(d *Decoder, v int16) error {
+	if v == 0 {
+		return r.decode(d, 0)
+	}
+	start := *d
+	if err := r.decode(d, v); err == nil && r.ErrorCode != errUnsupportedVersion {
+		return nil
+	}
+	*d = start
+	d.Flexible = false
+	*r = ApiVersionsResponse{}
+	return r.decode(d, 0)
+}
+
+func (r *ApiVersionsResponse) decode(d *Decoder, v int16) error {
 	r.ErrorCode = d.Int16()
 	if n := d.ArrayLenMin(d.minStruct(6, 0, 0)); n > 0 {
 		r.ApiKeys = make([]ApiVersionsKey, n)

@@ -1,10 +1,6 @@
 package protocol
 
-import (
-	"encoding/binary"
-	"fmt"
-	"io"
-)
+import "fmt"
 
 // MaxResponseSize bounds a response frame read from a broker, so a hostile
 // size prefix cannot make the client allocate gigabytes.
@@ -116,28 +112,4 @@ func DecodeResponse(body []byte, resp Response, v int16, flexible bool, correlat
 		return fmt.Errorf("decoding %s v%d response: %w", resp.Key(), v, err)
 	}
 	return nil
-}
-
-// ReadFrame reads one size-prefixed frame from r into buf (grown as needed,
-// up to max bytes) and returns the body.
-func ReadFrame(r io.Reader, buf []byte, max int32) ([]byte, error) {
-	var size [4]byte
-	if _, err := io.ReadFull(r, size[:]); err != nil {
-		return nil, err
-	}
-	n := int32(binary.BigEndian.Uint32(size[:]))
-	if n < 0 || n > max {
-		return nil, fmt.Errorf("kafka protocol: frame size %d outside 0..%d", n, max)
-	}
-	if cap(buf) < int(n) {
-		buf = makeUnzeroed(int(n))
-	}
-	buf = buf[:n]
-	if _, err := io.ReadFull(r, buf); err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	return buf, nil
 }

@@ -166,28 +166,31 @@ func (c *Codec) DecodeLimit(dst, src []byte, max int) ([]byte, error) {
 // format v0) computed it over the wrong bytes, and the record batch CRC
 // already covers the data. Block and content checksums are skipped for the
 // same reason. Dependent (linked) blocks are supported.
+//
+// The output goes into a limit.Buffer, which grows with the output actually
+// produced: a bomb costs about max bytes before it is refused.
 func DecodeLimit(dst, src []byte, max int) ([]byte, error) {
-	max = limit.Max(max)
-	start := len(dst)
+	b := limit.NewBuffer(dst, max, 4*len(src))
+	var scratch []byte // the dictionary of linked blocks, when it spans pieces
 	for len(src) > 0 {
 		var err error
-		if dst, src, err = decodeFrame(dst, src, max-(len(dst)-start)); err != nil {
+		if src, err = decodeFrame(b, src, &scratch); err != nil {
 			return dst, err
 		}
 	}
-	return dst, nil
+	return b.Bytes(), nil
 }
 
-func decodeFrame(dst, src []byte, max int) ([]byte, []byte, error) {
+func decodeFrame(b *limit.Buffer, src []byte, scratch *[]byte) ([]byte, error) {
 	if len(src) < 7 {
-		return dst, nil, fmt.Errorf("%w: header cut short", ErrCorrupt)
+		return nil, fmt.Errorf("%w: header cut short", ErrCorrupt)
 	}
 	if binary.LittleEndian.Uint32(src) != frameMagic {
-		return dst, nil, fmt.Errorf("%w: bad magic %#x", ErrCorrupt, binary.LittleEndian.Uint32(src))
+		return nil, fmt.Errorf("%w: bad magic %#x", ErrCorrupt, binary.LittleEndian.Uint32(src))
 	}
 	flg, bd := src[4], src[5]
 	if flg>>6 != 1 {
-		return dst, nil, fmt.Errorf("%w: frame version %d", ErrCorrupt, flg>>6)
+		return nil, fmt.Errorf("%w: frame version %d", ErrCorrupt, flg>>6)
 	}
 	var maxBlock int
 	switch (bd >> 4) & 7 {
@@ -200,7 +203,7 @@ func decodeFrame(dst, src []byte, max int) ([]byte, []byte, error) {
 	case 7:
 		maxBlock = 4 << 20
 	default:
-		return dst, nil, fmt.Errorf("%w: block size code %d", ErrCorrupt, (bd>>4)&7)
+		return nil, fmt.Errorf("%w: block size code %d", ErrCorrupt, (bd>>4)&7)
 	}
 	independent := flg&0x20 != 0
 	blockChecksum := flg&0x10 != 0
@@ -208,24 +211,24 @@ func decodeFrame(dst, src []byte, max int) ([]byte, []byte, error) {
 	src = src[6:]
 	if flg&0x08 != 0 { // content size
 		if len(src) < 8 {
-			return dst, nil, fmt.Errorf("%w: content size cut short", ErrCorrupt)
+			return nil, fmt.Errorf("%w: content size cut short", ErrCorrupt)
 		}
-		if size := binary.LittleEndian.Uint64(src); size > uint64(max) {
-			return dst, nil, fmt.Errorf("%w: frame declares %d bytes", limit.ErrTooLarge, size)
+		if size := binary.LittleEndian.Uint64(src); size > uint64(b.Left()) {
+			return nil, fmt.Errorf("%w: frame declares %d bytes", limit.ErrTooLarge, size)
 		}
 		src = src[8:]
 	}
 	if flg&0x01 != 0 { // dictionary id: no dictionary is ever agreed on in Kafka
-		return dst, nil, fmt.Errorf("%w: frame needs a dictionary", ErrCorrupt)
+		return nil, fmt.Errorf("%w: frame needs a dictionary", ErrCorrupt)
 	}
 	if len(src) < 1 {
-		return dst, nil, fmt.Errorf("%w: header cut short", ErrCorrupt)
+		return nil, fmt.Errorf("%w: header cut short", ErrCorrupt)
 	}
 	src = src[1:] // header checksum, see DecodeLimit
-	frameStart := len(dst)
+	frameStart := b.Len()
 	for {
 		if len(src) < 4 {
-			return dst, nil, fmt.Errorf("%w: block size cut short", ErrCorrupt)
+			return nil, fmt.Errorf("%w: block size cut short", ErrCorrupt)
 		}
 		word := binary.LittleEndian.Uint32(src)
 		src = src[4:]
@@ -234,61 +237,83 @@ func decodeFrame(dst, src []byte, max int) ([]byte, []byte, error) {
 		}
 		size := int(word &^ (1 << 31))
 		if size > maxBlock || size > len(src) {
-			return dst, nil, fmt.Errorf("%w: block of %d bytes (max %d, %d left)", ErrCorrupt, size, maxBlock, len(src))
+			return nil, fmt.Errorf("%w: block of %d bytes (max %d, %d left)", ErrCorrupt, size, maxBlock, len(src))
 		}
 		block := src[:size]
 		src = src[size:]
 		if blockChecksum {
 			if len(src) < 4 {
-				return dst, nil, fmt.Errorf("%w: block checksum cut short", ErrCorrupt)
+				return nil, fmt.Errorf("%w: block checksum cut short", ErrCorrupt)
 			}
 			src = src[4:]
 		}
 		if word&(1<<31) != 0 { // stored uncompressed
-			if len(dst)-frameStart+size > max {
-				return dst, nil, limit.ErrTooLarge
+			if err := store(b, block); err != nil {
+				return nil, err
 			}
-			dst = append(dst, block...)
 			continue
 		}
-		dict := []byte(nil)
-		if !independent {
-			dict = dst[frameStart:]
-			if len(dict) > 64<<10 {
-				dict = dict[len(dict)-64<<10:]
-			}
-		}
-		// Decode into the spare capacity when there is some: callers that
-		// size dst well then never allocate. A block that does not fit is
-		// decoded again with all the room it may need.
-		n, err := -1, error(nil)
-		if spare := cap(dst) - len(dst); spare >= size {
-			n, err = lz4.UncompressBlockWithDict(block, dst[len(dst):cap(dst)], dict)
-		}
-		if n < 0 || err != nil {
-			room := maxBlock
-			if r := maxRatio*size + 64; r < room {
-				room = r
-			}
-			dst = limit.Grow(dst, room)
-			if !independent {
-				dict = dst[len(dst)-len(dict):]
-			}
-			n, err = lz4.UncompressBlockWithDict(block, dst[len(dst):len(dst)+room], dict)
-		}
-		if err != nil {
-			return dst, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-		}
-		dst = dst[:len(dst)+n]
-		if len(dst)-frameStart > max {
-			return dst, nil, limit.ErrTooLarge
+		if err := decodeBlock(b, block, maxBlock, independent, frameStart, scratch); err != nil {
+			return nil, err
 		}
 	}
 	if contentChecksum {
 		if len(src) < 4 {
-			return dst, nil, fmt.Errorf("%w: content checksum cut short", ErrCorrupt)
+			return nil, fmt.Errorf("%w: content checksum cut short", ErrCorrupt)
 		}
 		src = src[4:]
 	}
-	return dst, src, nil
+	return src, nil
+}
+
+// store appends a block stored uncompressed.
+func store(b *limit.Buffer, block []byte) error {
+	if len(block) > b.Left() {
+		return limit.ErrTooLarge
+	}
+	for len(block) > 0 {
+		k := copy(b.Next(len(block)), block)
+		block = block[k:]
+		if err := b.Commit(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeBlock appends the decompression of one block, which a linked
+// block does with the last 64 KiB of its frame's output as dictionary.
+func decodeBlock(b *limit.Buffer, block []byte, maxBlock int, independent bool, frameStart int, scratch *[]byte) error {
+	var dict []byte
+	if !independent {
+		n := b.Len() - frameStart
+		if n > 64<<10 {
+			n = 64 << 10
+		}
+		if *scratch == nil {
+			*scratch = make([]byte, 64<<10)
+		}
+		dict = b.Last(n, *scratch)
+	}
+	// Decode into the spare room when there is some: callers that size dst
+	// well then never allocate. A block that does not fit is decoded again
+	// with all the room it may need.
+	n, err := -1, error(nil)
+	if spare := b.Spare(); len(spare) >= len(block) {
+		n, err = lz4.UncompressBlockWithDict(block, spare, dict)
+	}
+	if n < 0 || err != nil {
+		room := maxBlock
+		if r := maxRatio*len(block) + 64; r < room {
+			room = r
+		}
+		p := b.Next(room)
+		if n, err = lz4.UncompressBlockWithDict(block, p, dict); err != nil {
+			if len(p) < room {
+				return limit.ErrTooLarge // cut short by the limit
+			}
+			return fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+	}
+	return b.Commit(n)
 }

@@ -123,54 +123,81 @@ func (c *Codec) DecodeLimit(dst, src []byte, max int) ([]byte, error) {
 }
 
 // DecodeLimit appends the decompression of src, xerial-framed or a raw
-// snappy block, to dst; see Codec.DecodeLimit.
+// snappy block, to dst; see Codec.DecodeLimit. Every block declares its
+// decoded length, so the output size is summed (and checked against max
+// and against what each block can produce) before anything is allocated,
+// and the output is allocated once, at that size.
 func DecodeLimit(dst, src []byte, max int) ([]byte, error) {
 	max = limit.Max(max)
+	total := 0
+	err := eachBlock(src, func(block []byte) error {
+		n, err := decodedLen(block)
+		if err != nil {
+			return err
+		}
+		if total += n; total > max {
+			return fmt.Errorf("%w: snappy blocks of %d bytes and more", limit.ErrTooLarge, total)
+		}
+		return nil
+	})
+	if err != nil {
+		return dst, err
+	}
+	if cap(dst)-len(dst) < total {
+		grown := make([]byte, len(dst), len(dst)+total)
+		copy(grown, dst)
+		dst = grown
+	}
+	err = eachBlock(src, func(block []byte) error {
+		n, _ := s2.DecodedLen(block)
+		out, err := s2.Decode(dst[len(dst):len(dst)+n], block)
+		if err != nil {
+			return ErrCorrupt
+		}
+		dst = dst[:len(dst)+len(out)]
+		return nil
+	})
+	return dst, err
+}
+
+// eachBlock calls fn with each raw snappy block of src: src itself, or
+// the chunks of its xerial framing.
+func eachBlock(src []byte, fn func(block []byte) error) error {
 	if !bytes.HasPrefix(src, xerialHeader[:8]) {
-		return decodeBlock(dst, src, max)
+		return fn(src)
 	}
 	if len(src) < len(xerialHeader) {
-		return dst, fmt.Errorf("%w: xerial header cut short", ErrCorrupt)
+		return fmt.Errorf("%w: xerial header cut short", ErrCorrupt)
 	}
-	start := len(dst)
 	src = src[len(xerialHeader):]
 	for len(src) > 0 {
 		if len(src) < 4 {
-			return dst, fmt.Errorf("%w: xerial chunk size cut short", ErrCorrupt)
+			return fmt.Errorf("%w: xerial chunk size cut short", ErrCorrupt)
 		}
 		n := binary.BigEndian.Uint32(src)
 		src = src[4:]
 		if uint64(n) > uint64(len(src)) {
-			return dst, fmt.Errorf("%w: xerial chunk of %d bytes with %d left", ErrCorrupt, n, len(src))
+			return fmt.Errorf("%w: xerial chunk of %d bytes with %d left", ErrCorrupt, n, len(src))
 		}
-		var err error
-		if dst, err = decodeBlock(dst, src[:n], max-(len(dst)-start)); err != nil {
-			return dst, err
+		if err := fn(src[:n]); err != nil {
+			return err
 		}
 		src = src[n:]
 	}
-	return dst, nil
+	return nil
 }
 
-// decodeBlock appends one raw snappy block to dst, refusing more than max
-// bytes.
-func decodeBlock(dst, block []byte, max int) ([]byte, error) {
+// decodedLen returns the length a raw snappy block declares, refusing one
+// it cannot produce.
+func decodedLen(block []byte) (int, error) {
 	n, err := s2.DecodedLen(block)
 	if err != nil {
-		return dst, ErrCorrupt
+		return 0, ErrCorrupt
 	}
 	if n > maxRatio*len(block) {
-		return dst, fmt.Errorf("%w: %d-byte block claims %d bytes", ErrCorrupt, len(block), n)
+		return 0, fmt.Errorf("%w: %d-byte block claims %d bytes", ErrCorrupt, len(block), n)
 	}
-	if n > max {
-		return dst, fmt.Errorf("%w: snappy block of %d bytes", limit.ErrTooLarge, n)
-	}
-	dst = limit.Grow(dst, n)
-	out, err := s2.Decode(dst[len(dst):len(dst)+n], block)
-	if err != nil {
-		return dst, ErrCorrupt
-	}
-	return dst[:len(dst)+len(out)], nil
+	return n, nil
 }
 
 // NewReader implements compress.Codec. The reader decodes the whole input

@@ -3,6 +3,7 @@
 package zstd
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -148,7 +149,7 @@ func streamDecoder() (*zstd.Decoder, error) {
 	// The memory limit also bounds what the decoder inflates at once when
 	// handed a *bytes.Buffer.
 	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxWindow),
-		zstd.WithDecoderMaxMemory(limit.Default))
+		zstd.WithDecoderMaxMemory(limit.Default), zstd.WithDecoderLowmem(true))
 }
 
 // bufferDecoder returns a decoder whose DecodeAll never writes past the
@@ -188,18 +189,19 @@ const maxBlockSize = 128 << 10
 
 // DecodeLimit appends the decompression of the zstd frames in src to dst.
 //
-// The decoder writes only into the capacity it is handed. That capacity
-// starts at the frame's declared content size (checked against max and
-// against what src can produce) or at what dst has spare, or a guess from
-// len(src); when the output needs more, it doubles, up to max, and decoding
-// starts over. A bomb thus costs a few times max in transient memory.
+// When the room for the output is known, the spare capacity of dst or the
+// content size the frame declares (checked against max and against what
+// src can produce), the frames are decoded straight into it. Otherwise, or
+// when they turn out not to fit, they are streamed into a limit.Buffer that
+// grows with the output actually produced: a bomb costs about max bytes and
+// is decoded once, not again at every growth.
 func DecodeLimit(dst, src []byte, max int) ([]byte, error) {
 	max = limit.Max(max)
 	var h zstd.Header
 	if err := h.Decode(src); err != nil {
 		return dst, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	size := cap(dst) - len(dst)
+	room := cap(dst) - len(dst)
 	if h.HasFCS {
 		if h.FrameContentSize > uint64(max) {
 			return dst, fmt.Errorf("%w: frame declares %d bytes", limit.ErrTooLarge, h.FrameContentSize)
@@ -207,50 +209,96 @@ func DecodeLimit(dst, src []byte, max int) ([]byte, error) {
 		if h.FrameContentSize > uint64(maxRatio)*uint64(len(src)) {
 			return dst, fmt.Errorf("%w: %d bytes claim %d", ErrCorrupt, len(src), h.FrameContentSize)
 		}
-		if fcs := int(h.FrameContentSize); size < fcs {
-			size = fcs
+		if fcs := int(h.FrameContentSize); room < fcs {
+			room = fcs
 		}
-	} else if guess := 4*len(src) + 1024; size < guess {
-		size = guess
 	}
-	if size > max {
-		size = max
+	if room > max {
+		room = max
 	}
-	if size == 0 {
-		size = 1 // DecodeAll writes nothing into a zero capacity
+	if room > 0 {
+		out, fit, err := decodeInto(dst, src, room)
+		if fit || err != nil {
+			return out, err
+		}
+		if room == max {
+			return dst, limit.ErrTooLarge
+		}
+	}
+	return decodeStream(dst, src, max)
+}
+
+// decodeInto decodes src into room bytes after dst in one pass; fit is
+// false when the output needs more room.
+func decodeInto(dst, src []byte, room int) (out []byte, fit bool, err error) {
+	if cap(dst)-len(dst) < room {
+		grown := make([]byte, len(dst), len(dst)+room)
+		copy(grown, dst)
+		dst = grown
 	}
 	d, err := bufferDecoder()
 	if err != nil {
-		return dst, err
+		return dst, false, err
 	}
 	defer bufferPool.Put(d)
-	for {
-		dst = limit.Grow(dst, size)
-		tail := dst[len(dst) : len(dst) : len(dst)+size]
-		out, err := d.DecodeAll(src, tail)
-		if err == nil {
-			if len(out) > 0 && &out[:1][0] != &tail[:1][0] {
-				// Not expected with the capacity limit, but stay correct.
-				return append(dst, out...), nil
-			}
-			return dst[:len(dst)+len(out)], nil
+	tail := dst[len(dst) : len(dst) : len(dst)+room]
+	got, err := d.DecodeAll(src, tail)
+	if err == nil {
+		if len(got) > 0 && &got[:1][0] != &tail[:1][0] {
+			// Not expected with the capacity limit, but stay correct.
+			return append(dst, got...), true, nil
 		}
-		// Running out of capacity shows either as ErrDecoderSizeExceeded or,
-		// inside a block, as a generic error; a failure that close to the
-		// end of the capacity is retried with more room, others are
-		// corruption.
-		full := errors.Is(err, zstd.ErrDecoderSizeExceeded) || size-len(out) <= maxBlockSize
-		if !full {
-			if errors.Is(err, zstd.ErrWindowSizeExceeded) {
-				return dst, fmt.Errorf("%w: window above %d bytes", ErrCorrupt, maxWindow)
-			}
-			return dst, fmt.Errorf("%w: %v", ErrCorrupt, err)
-		}
-		if size >= max {
-			return dst, limit.ErrTooLarge
-		}
-		if size *= 2; size > max {
-			size = max
-		}
+		return dst[:len(dst)+len(got)], true, nil
 	}
+	// Running out of capacity shows either as ErrDecoderSizeExceeded or,
+	// inside a block, as a generic error; a failure that close to the end
+	// of the capacity means the output needs more room, others are
+	// corruption.
+	if errors.Is(err, zstd.ErrDecoderSizeExceeded) || room-len(got) <= maxBlockSize {
+		return dst, false, nil
+	}
+	return dst, false, corrupt(err)
+}
+
+// streamDec is a pooled stream decoder with the reader it is fed from.
+type streamDec struct {
+	d   *zstd.Decoder
+	src bytes.Reader
+}
+
+var streamDecPool sync.Pool // *streamDec for DecodeLimit
+
+func decodeStream(dst, src []byte, max int) ([]byte, error) {
+	s, _ := streamDecPool.Get().(*streamDec)
+	if s == nil {
+		d, err := streamDecoder()
+		if err != nil {
+			return dst, err
+		}
+		s = &streamDec{d: d}
+	}
+	defer func() {
+		s.d.Reset(nil)
+		s.src.Reset(nil)
+		streamDecPool.Put(s)
+	}()
+	s.src.Reset(src)
+	if err := s.d.Reset(&s.src); err != nil {
+		return dst, corrupt(err)
+	}
+	b := limit.NewBuffer(dst, max, 4*len(src)+1024)
+	if err := b.Fill(s.d); err != nil {
+		if errors.Is(err, limit.ErrTooLarge) {
+			return dst, err
+		}
+		return dst, corrupt(err)
+	}
+	return b.Bytes(), nil
+}
+
+func corrupt(err error) error {
+	if errors.Is(err, zstd.ErrWindowSizeExceeded) {
+		return fmt.Errorf("%w: window above %d bytes", ErrCorrupt, maxWindow)
+	}
+	return fmt.Errorf("%w: %v", ErrCorrupt, err)
 }

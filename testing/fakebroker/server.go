@@ -300,6 +300,11 @@ func (b *Broker) answer(c *conn, req protocol.Request, hdr protocol.RequestHeade
 }
 
 func (b *Broker) write(c *conn, hdr protocol.RequestHeader, resp protocol.Response, v int16, flexible bool) error {
+	if r, ok := resp.(*protocol.ApiVersionsResponse); ok && r.ErrorCode == errUnsupportedVersion {
+		// Kafka answers an ApiVersions version it refuses in the v0 layout,
+		// the one every client can read.
+		v, flexible = 0, false
+	}
 	frame := protocol.AppendResponse(nil, resp, v, flexible, hdr.CorrelationID)
 	if hdr.Key == protocol.Fetch {
 		b.mu.Lock()

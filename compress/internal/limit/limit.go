@@ -22,7 +22,8 @@ func Max(max int) int {
 }
 
 // Grow returns dst with room for at least n more bytes. Growth doubles, so
-// appending chunk by chunk stays linear.
+// that encoders appending chunk by chunk stay linear; decoders, whose
+// output size is untrusted, use a Buffer instead.
 func Grow(dst []byte, n int) []byte {
 	if cap(dst)-len(dst) >= n {
 		return dst
@@ -38,43 +39,13 @@ func Grow(dst []byte, n int) []byte {
 
 // ReadAll appends what r yields until io.EOF to dst, failing with
 // ErrTooLarge once more than max bytes arrived. Memory grows with the data
-// actually produced, starting from hint bytes, so a compressed bomb costs at
-// most about max bytes before it is refused.
+// actually produced (see Buffer), the first growth sized by hint, so a
+// compressed bomb costs about max bytes before it is refused. On error the
+// result holds dst and possibly part of the output.
 func ReadAll(dst []byte, r io.Reader, max, hint int) ([]byte, error) {
-	start := len(dst)
-	if hint < 512 {
-		hint = 512
+	b := NewBuffer(dst, max, hint)
+	if err := b.Fill(r); err != nil {
+		return b.head, err
 	}
-	for {
-		room := cap(dst) - len(dst)
-		if room == 0 {
-			// Allow one byte past max so that exceeding it is detected.
-			want := len(dst) - start
-			if want < hint {
-				want = hint
-			}
-			if left := max + 1 - (len(dst) - start); want > left {
-				want = left
-			}
-			if want <= 0 {
-				return dst, ErrTooLarge
-			}
-			dst = Grow(dst, want)
-			room = cap(dst) - len(dst)
-		}
-		if left := max + 1 - (len(dst) - start); room > left {
-			room = left
-		}
-		n, err := r.Read(dst[len(dst) : len(dst)+room])
-		dst = dst[:len(dst)+n]
-		if len(dst)-start > max {
-			return dst, ErrTooLarge
-		}
-		if err == io.EOF {
-			return dst, nil
-		}
-		if err != nil {
-			return dst, err
-		}
-	}
+	return b.Bytes(), nil
 }
