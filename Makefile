@@ -74,7 +74,7 @@ test-compat:
 
 # The metrics integrations (nested modules: the library gains no dependency); the Prometheus test reads
 # from the cluster, so they run inside test's cluster.
-METRICS_MODULES := metrics/prometheus metrics/otel
+METRICS_MODULES := metrics/kafkaprom metrics/kafkaotel
 
 test-metrics:
 	for m in $(METRICS_MODULES); do (cd $$m && $(GO) test -count=1 $(GOTESTFLAGS) ./...); done
@@ -181,8 +181,8 @@ bench-peers:
 GO_MIN ?= go1.21.13
 check-go-min:
 	GOTOOLCHAIN=$(GO_MIN) $(GO) version
-	GOTOOLCHAIN=$(GO_MIN) $(GO) build ./...
-	GOTOOLCHAIN=$(GO_MIN) $(GO) vet ./...
+	GOWORK=off GOTOOLCHAIN=$(GO_MIN) $(GO) build ./...
+	GOWORK=off GOTOOLCHAIN=$(GO_MIN) $(GO) vet ./...
 
 .PHONY: check-go-min
 

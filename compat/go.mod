@@ -2,10 +2,8 @@ module github.com/rackfetch/kafka-go/compat
 
 go 1.23.0
 
-replace github.com/rackfetch/kafka-go => ../
-
 require (
-	github.com/rackfetch/kafka-go v0.0.0-00010101000000-000000000000
+	github.com/rackfetch/kafka-go v0.0.0-20261203233518-72ac02f1b428
 	github.com/segmentio/kafka-go v0.4.51
 )
 
