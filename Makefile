@@ -50,6 +50,7 @@ vet:
 	$(GO) vet ./...
 	cd testing/containers && $(GO) vet ./...
 	cd compat && $(GO) vet ./...
+	cd testing/modproxy && $(GO) vet ./...
 	for m in $(METRICS_MODULES); do (cd $$m && $(GO) vet ./...); done
 
 kafka-up:
@@ -185,6 +186,14 @@ check-go-min:
 	GOWORK=off GOTOOLCHAIN=$(GO_MIN) $(GO) vet ./...
 
 .PHONY: check-go-min
+
+# Every module installed from outside the repository, as a user gets it: a module proxy folder built from
+# this tree (the root under the version the nested go.mod files require), `go get` of each into an empty
+# module with an empty module cache (GOWORK=off), and a program importing each (testing/modproxy/check).
+check-modules:
+	testing/modproxy/check
+
+.PHONY: check-modules
 
 # The 3-rack cluster in Docker (testing/docker, docker-compose.yml, testing/containers). Each target starts an
 # installed engine when none answers (testing/docker/dockerd; `testing/docker/dockerd stop` stops it);
