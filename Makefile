@@ -195,6 +195,11 @@ check-modules:
 
 .PHONY: check-modules
 
+# The root module's own targets build with the versions its go.mod requires: the workspace (go.work, for the
+# nested modules) would lift them to the newest any nested module requires (klauspost/compress 1.17.11 ->
+# 1.20.3, bench's). Targets that cd into a nested module keep the workspace.
+build test-go test-unit test-rack-oldest bench fuzz example: export GOWORK := off
+
 # The 3-rack cluster in Docker (testing/docker, docker-compose.yml, testing/containers). Each target starts an
 # installed engine when none answers (testing/docker/dockerd; `testing/docker/dockerd stop` stops it);
 # test-containers stops an engine it started. Images are rackfetch/kafka:<line>, built from the jars the
