@@ -51,6 +51,7 @@ vet:
 	$(GO) vet ./...
 	cd testing/containers && $(GO) vet ./...
 	cd compat && $(GO) vet ./...
+	cd testing/modproxy && $(GO) vet ./...
 	for m in $(METRICS_MODULES); do (cd $$m && $(GO) vet ./...); done
 
 kafka-up:
@@ -74,9 +75,9 @@ test:
 test-compat:
 	cd compat && $(GO) test -count=1 $(GOTESTFLAGS) ./...
 
-# The metrics integrations (nested modules: the library gains no dependency); the Prometheus test reads
+# The metrics integrations and MSK IAM (nested modules: the library gains no dependency); the Prometheus test reads
 # from the cluster, so they run inside test's cluster.
-METRICS_MODULES := metrics/prometheus metrics/otel
+METRICS_MODULES := metrics/kafkaprom metrics/kafkaotel sasl/aws_msk_iam_v2
 
 test-metrics:
 	for m in $(METRICS_MODULES); do (cd $$m && $(GO) test -count=1 $(GOTESTFLAGS) ./...); done
@@ -193,10 +194,23 @@ bench-peers:
 GO_MIN ?= go1.21.13
 check-go-min:
 	GOTOOLCHAIN=$(GO_MIN) $(GO) version
-	GOTOOLCHAIN=$(GO_MIN) $(GO) build ./...
-	GOTOOLCHAIN=$(GO_MIN) $(GO) vet ./...
+	GOWORK=off GOTOOLCHAIN=$(GO_MIN) $(GO) build ./...
+	GOWORK=off GOTOOLCHAIN=$(GO_MIN) $(GO) vet ./...
 
 .PHONY: check-go-min
+
+# Every module installed from outside the repository, as a user gets it: a module proxy folder built from
+# this tree (the root under the version the nested go.mod files require), `go get` of each into an empty
+# module with an empty module cache (GOWORK=off), and a program importing each (testing/modproxy/check).
+check-modules:
+	testing/modproxy/check
+
+.PHONY: check-modules
+
+# The root module's own targets build with the versions its go.mod requires: the workspace (go.work, for the
+# nested modules) would lift them to the newest any nested module requires (klauspost/compress 1.17.11 ->
+# 1.20.3, bench's). Targets that cd into a nested module keep the workspace.
+build test-go test-unit test-rack-oldest bench fuzz example: export GOWORK := off
 
 # The 3-rack cluster in Docker (testing/docker, docker-compose.yml, testing/containers). Each target starts an
 # installed engine when none answers (testing/docker/dockerd; `testing/docker/dockerd stop` stops it);

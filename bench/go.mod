@@ -2,11 +2,9 @@ module github.com/rackfetch/kafka-go/bench
 
 go 1.26.0
 
-replace github.com/rackfetch/kafka-go => ../
-
 require (
 	github.com/IBM/sarama v1.61.1
-	github.com/rackfetch/kafka-go v0.0.0
+	github.com/rackfetch/kafka-go v0.0.0-20261203233518-72ac02f1b428
 	github.com/segmentio/kafka-go v0.4.51
 	github.com/stretchr/testify v1.12.1
 	github.com/twmb/franz-go v1.22.3

@@ -2,8 +2,8 @@ module github.com/rackfetch/kafka-go/compat
 
 go 1.23.0
 
-replace github.com/rackfetch/kafka-go => ../
-
+// compat is a check run inside this repository, never installed: the MSK
+// module it compares is taken from this tree.
 replace github.com/rackfetch/kafka-go/sasl/aws_msk_iam_v2 => ../sasl/aws_msk_iam_v2
 
 require (

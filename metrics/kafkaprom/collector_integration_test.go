@@ -1,4 +1,4 @@
-package prometheus_test
+package kafkaprom_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	kafka "github.com/rackfetch/kafka-go"
-	kafkaprom "github.com/rackfetch/kafka-go/metrics/prometheus"
+	"github.com/rackfetch/kafka-go/metrics/kafkaprom"
 	ktesting "github.com/rackfetch/kafka-go/testing"
 )
 
@@ -89,7 +89,9 @@ func TestCollectorIntegration(t *testing.T) {
 	}
 	rackB0, rackB1 := reader("prom-rack", "b", 0), reader("prom-rack", "b", 1)
 	noRack := reader("prom-norack", "", 0)
-	coll := kafkaprom.NewCollector(rackB0, rackB1)
+	reg := prometheus.NewPedanticRegistry()
+	coll, err := kafkaprom.NewCollector(kafkaprom.WithRegisterer(reg), kafkaprom.WithReaders(rackB0, rackB1))
+	require.NoError(t, err)
 	coll.Add(noRack)
 	for _, r := range []*kafka.Reader{rackB0, rackB1, noRack} {
 		for i := 0; i < itMessages; i++ {
@@ -98,8 +100,6 @@ func TestCollectorIntegration(t *testing.T) {
 		}
 	}
 
-	reg := prometheus.NewPedanticRegistry()
-	require.NoError(t, reg.Register(coll))
 	problems, err := testutil.CollectAndLint(coll)
 	require.NoError(t, err)
 	assert.Empty(t, problems)
@@ -129,10 +129,10 @@ func TestCollectorIntegration(t *testing.T) {
 	ttl, ok := value(fams, "kafka_reader_reroutes_total", "client_id", "prom-rack", "reason", string(kafka.RerouteTTL))
 	assert.True(t, ok && ttl == 0, "every reason has a series from the start")
 	for p, leader := range []int{a, cc} {
-		replica, ok := value(fams, "kafka_reader_partition_replica", "client_id", "prom-rack", "partition", strconv.Itoa(p), "rack", "b")
-		assert.True(t, ok && replica == float64(b), "partition %d read from broker %v, want %d", p, replica, b)
-		l, _ := value(fams, "kafka_reader_partition_leader", "client_id", "prom-rack", "partition", strconv.Itoa(p))
-		assert.Equal(t, float64(leader), l)
+		replica, ok := value(fams, "kafka_reader_partition_replica_info", "client_id", "prom-rack", "partition", strconv.Itoa(p), "broker", strconv.Itoa(b), "rack", "b")
+		assert.True(t, ok && replica == 1, "partition %d read from broker %d", p, b)
+		l, ok := value(fams, "kafka_reader_partition_leader_info", "client_id", "prom-rack", "partition", strconv.Itoa(p), "broker", strconv.Itoa(leader))
+		assert.True(t, ok && l == 1, "partition %d led by broker %d", p, leader)
 	}
 
 	// No rack: every byte is cross-rack, yet labelled with the leader's
@@ -154,7 +154,7 @@ func TestCollectorIntegration(t *testing.T) {
 	// A closed Reader reads no partition: its gauges go, its counters stay.
 	require.NoError(t, noRack.Close())
 	closed := gather(t, reg)
-	_, ok = value(closed, "kafka_reader_partition_replica", "client_id", "prom-norack")
+	_, ok = value(closed, "kafka_reader_partition_replica_info", "client_id", "prom-norack")
 	assert.False(t, ok, "a closed reader's partition still reported")
 	crossAfter, _ := value(closed, "kafka_reader_cross_rack_bytes_total", "client_id", "prom-norack")
 	assert.Equal(t, cross, crossAfter)

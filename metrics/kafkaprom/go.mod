@@ -1,13 +1,11 @@
-module github.com/rackfetch/kafka-go/metrics/prometheus
+module github.com/rackfetch/kafka-go/metrics/kafkaprom
 
 go 1.23.0
-
-replace github.com/rackfetch/kafka-go => ../..
 
 require (
 	github.com/prometheus/client_golang v1.23.2
 	github.com/prometheus/client_model v0.6.2
-	github.com/rackfetch/kafka-go v0.0.0-00010101000000-000000000000
+	github.com/rackfetch/kafka-go v0.0.0-20261203233518-72ac02f1b428
 )
 
 require (

@@ -1,0 +1,155 @@
+// Package kafkaotel reports the routing of github.com/rackfetch/kafka-go
+// Readers (Reader.RoutingStats) through OpenTelemetry asynchronous
+// instruments. It is a module of its own, so the library itself never
+// depends on OpenTelemetry; its name leaves "otel" to OpenTelemetry, so
+// neither import needs an alias.
+//
+//	b, err := kafkaotel.NewBridge(kafkaotel.WithReaders(reader))
+//	defer b.Close()
+//
+// Instruments (namespace "kafka", WithNamespace), each with the attributes
+// client_id and group_id (the Readers' Dialer.ClientID and GroupID):
+//
+//	kafka.reader.fetched_bytes{broker,rack}         counter, By: fetch response bytes from each broker
+//	kafka.reader.same_rack_bytes                    counter, By: from brokers in the Reader's rack
+//	kafka.reader.cross_rack_bytes                   counter, By: from the others (all without a Rack)
+//	kafka.reader.reroutes{reason}                   counter: moves of a partition's reads, by kafka.RerouteReason
+//	kafka.reader.rack_inactive{cause}               gauge: 1 for each reason found why rack-aware fetching does nothing
+//	kafka.reader.partition.replica_info{topic,partition,broker,rack}  gauge: 1 for the broker a partition is read from now
+//	kafka.reader.partition.leader_info{topic,partition,broker}        gauge: 1 for the partition's leader as last seen
+//	kafka.reader.partition.lag{topic,partition}     gauge: messages behind the leader's high watermark
+//
+// With WithPartitionAttributes(false) the three partition instruments give
+// way to kafka.reader.topic.lag{topic}, the lag summed over the topic's
+// partitions. The partition instruments cover the partitions being read
+// now. Readers with the same client and group IDs are summed
+// (kafka.ReaderSet).
+package kafkaotel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	kafka "github.com/rackfetch/kafka-go"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+)
+
+// Bridge observes the routing counters of one or more Readers at each
+// collection of its meter. Its methods are safe for concurrent use.
+type Bridge struct {
+	readers    *kafka.ReaderSet
+	partitions bool
+	reg        metric.Registration
+
+	fetched, sameRack, crossRack, reroutes metric.Int64ObservableCounter
+	rackInactive, replica, leader, lag     metric.Int64ObservableGauge
+	topicLag                               metric.Int64ObservableGauge
+}
+
+// NewBridge creates the instruments on a meter of the provider from
+// WithMeterProvider and registers the callback that reads the Readers'
+// RoutingStats. Add and Remove change its Readers later.
+func NewBridge(opts ...Option) (*Bridge, error) {
+	cfg := newConfig(opts)
+	meter := cfg.provider.Meter(ScopeName)
+	b := &Bridge{readers: kafka.NewReaderSet(cfg.readers...), partitions: cfg.partitions}
+	prefix := "reader."
+	if cfg.namespace != "" {
+		prefix = cfg.namespace + ".reader."
+	}
+	var errs []error
+	counter := func(name, unit, desc string) metric.Int64ObservableCounter {
+		c, err := meter.Int64ObservableCounter(prefix+name, metric.WithUnit(unit), metric.WithDescription(desc))
+		errs = append(errs, err)
+		return c
+	}
+	gauge := func(name, unit, desc string) metric.Int64ObservableGauge {
+		g, err := meter.Int64ObservableGauge(prefix+name, metric.WithUnit(unit), metric.WithDescription(desc))
+		errs = append(errs, err)
+		return g
+	}
+	b.fetched = counter("fetched_bytes", "By", "Fetch response bytes read from each broker, with the broker's rack.")
+	b.sameRack = counter("same_rack_bytes", "By", "Fetch response bytes read from brokers in the reader's rack.")
+	b.crossRack = counter("cross_rack_bytes", "By", "Fetch response bytes read from brokers outside the reader's rack (all of them when it has no rack).")
+	b.reroutes = counter("reroutes", "{reroute}", "Moves of a partition's reads from one broker to another, by reason.")
+	b.rackInactive = gauge("rack_inactive", "1", "1 for each reason found why rack-aware fetching does nothing (no replica selector, no broker in the rack, brokers below Fetch v11).")
+	instruments := []metric.Observable{b.fetched, b.sameRack, b.crossRack, b.reroutes, b.rackInactive}
+	if cfg.partitions {
+		b.replica = gauge("partition.replica_info", "1", "1 for the broker the partition is read from now, with its id and rack.")
+		b.leader = gauge("partition.leader_info", "1", "1 for the partition's leader as last seen in metadata, with its id.")
+		b.lag = gauge("partition.lag", "{message}", "Messages between the next offset to fetch and the leader's high watermark.")
+		instruments = append(instruments, b.replica, b.leader, b.lag)
+	} else {
+		b.topicLag = gauge("topic.lag", "{message}", "Messages between the next offsets to fetch and the leaders' high watermarks, summed over the topic's partitions read now.")
+		instruments = append(instruments, b.topicLag)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("creating the kafka reader instruments: %w", err)
+	}
+	reg, err := meter.RegisterCallback(b.observe, instruments...)
+	if err != nil {
+		return nil, fmt.Errorf("registering the kafka reader callback: %w", err)
+	}
+	b.reg = reg
+	return b, nil
+}
+
+// Add makes the bridge report r too.
+func (b *Bridge) Add(r *kafka.Reader) { b.readers.Add(r) }
+
+// Remove stops reporting r.
+func (b *Bridge) Remove(r *kafka.Reader) { b.readers.Remove(r) }
+
+// Close unregisters the callback: the instruments report nothing more.
+func (b *Bridge) Close() error {
+	if err := b.reg.Unregister(); err != nil {
+		return fmt.Errorf("unregistering the kafka reader callback: %w", err)
+	}
+	return nil
+}
+
+func (b *Bridge) observe(_ context.Context, o metric.Observer) error {
+	for _, g := range b.readers.RoutingStats() {
+		b.observeGroup(o, g)
+	}
+	return nil
+}
+
+func (b *Bridge) observeGroup(o metric.Observer, g kafka.GroupRoutingStats) {
+	base := []attribute.KeyValue{attribute.String("client_id", g.ClientID), attribute.String("group_id", g.GroupID)}
+	with := func(kv ...attribute.KeyValue) metric.ObserveOption {
+		return metric.WithAttributes(append(append([]attribute.KeyValue{}, base...), kv...)...)
+	}
+	o.ObserveInt64(b.sameRack, g.SameRackBytes, with())
+	o.ObserveInt64(b.crossRack, g.CrossRackBytes, with())
+	for _, br := range g.Brokers {
+		o.ObserveInt64(b.fetched, br.Bytes, with(attribute.Int("broker", br.ID), attribute.String("rack", br.Rack)))
+	}
+	for reason, n := range g.Reroutes { // every known reason, from the start
+		o.ObserveInt64(b.reroutes, n, with(attribute.String("reason", string(reason))))
+	}
+	for _, ri := range g.RackInactive {
+		o.ObserveInt64(b.rackInactive, 1, with(attribute.String("cause", string(ri.Cause))))
+	}
+	if !b.partitions {
+		for topic, lag := range g.LagByTopic() {
+			o.ObserveInt64(b.topicLag, lag, with(attribute.String("topic", topic)))
+		}
+		return
+	}
+	for _, p := range g.Partitions {
+		if p.Broker < 0 {
+			continue // not read now (in group mode, maybe by another member)
+		}
+		tp := []attribute.KeyValue{attribute.String("topic", p.Topic), attribute.Int("partition", p.Partition)}
+		o.ObserveInt64(b.replica, 1, with(append(tp, attribute.Int("broker", p.Broker), attribute.String("rack", p.BrokerRack))...))
+		if p.Leader >= 0 {
+			o.ObserveInt64(b.leader, 1, with(append(tp, attribute.Int("broker", p.Leader))...))
+		}
+		if p.Lag >= 0 {
+			o.ObserveInt64(b.lag, p.Lag, with(tp...))
+		}
+	}
+}

@@ -1,0 +1,148 @@
+// Package kafkaprom exports the routing of github.com/rackfetch/kafka-go
+// Readers (Reader.RoutingStats) as Prometheus metrics. It is a module of its
+// own, so the library itself never depends on client_golang; its name
+// leaves "prometheus" to client_golang, so neither import needs an alias.
+//
+//	c, err := kafkaprom.NewCollector(kafkaprom.WithReaders(reader))
+//
+// Metrics (namespace "kafka", WithNamespace), each labelled client_id and
+// group_id (the Readers' Dialer.ClientID and GroupID):
+//
+//	kafka_reader_fetched_bytes_total{broker,rack}   fetch response bytes read from each broker (rack: its broker.rack)
+//	kafka_reader_same_rack_bytes_total              bytes read from brokers in the Reader's rack
+//	kafka_reader_cross_rack_bytes_total             bytes read from the others (every byte without a Rack)
+//	kafka_reader_reroutes_total{reason}             moves of a partition's reads, by kafka.RerouteReason
+//	kafka_reader_rack_inactive{cause}               1 for each reason found why rack-aware fetching does nothing
+//	kafka_reader_partition_replica_info{topic,partition,broker,rack}  1: the broker a partition is read from now
+//	kafka_reader_partition_leader_info{topic,partition,broker}        1: the partition's leader as last seen
+//	kafka_reader_partition_lag{topic,partition}     messages behind the leader's high watermark
+//
+// With WithPartitionLabels(false) the three partition series give way to
+// kafka_reader_topic_lag{topic}, the lag summed over the topic's
+// partitions. The partition series cover the partitions being read now.
+// Readers with the same client and group IDs are summed into one series set
+// (kafka.ReaderSet; for example one Reader per partition).
+package kafkaprom
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/prometheus/client_golang/prometheus"
+	kafka "github.com/rackfetch/kafka-go"
+)
+
+// Collector is a prometheus.Collector over the routing counters of one or
+// more Readers. Its methods are safe for concurrent use.
+type Collector struct {
+	readers    *kafka.ReaderSet
+	partitions bool
+
+	fetched, sameRack, crossRack, reroutes, rackInactive *prometheus.Desc
+	replica, leader, lag, topicLag                       *prometheus.Desc
+}
+
+var _ prometheus.Collector = (*Collector)(nil)
+
+// NewCollector returns a Collector, registered on the registerer of
+// WithRegisterer (prometheus.DefaultRegisterer unless set). Add and Remove
+// change its Readers later (a Reader closed and replaced).
+func NewCollector(opts ...Option) (*Collector, error) {
+	cfg := newConfig(opts)
+	reader := []string{"client_id", "group_id"}
+	with := func(labels ...string) []string { return append(append([]string{}, reader...), labels...) }
+	desc := func(name, help string, labels []string) *prometheus.Desc {
+		return prometheus.NewDesc(prometheus.BuildFQName(cfg.namespace, "reader", name), help, labels, nil)
+	}
+	c := &Collector{
+		readers:    kafka.NewReaderSet(cfg.readers...),
+		partitions: cfg.partitions,
+		fetched: desc("fetched_bytes_total",
+			"Fetch response bytes read from each broker, labelled with the broker's rack.", with("broker", "rack")),
+		sameRack: desc("same_rack_bytes_total",
+			"Fetch response bytes read from brokers in the reader's rack.", reader),
+		crossRack: desc("cross_rack_bytes_total",
+			"Fetch response bytes read from brokers outside the reader's rack (all of them when it has no rack).", reader),
+		reroutes: desc("reroutes_total",
+			"Moves of a partition's reads from one broker to another, by reason.", with("reason")),
+		rackInactive: desc("rack_inactive",
+			"1 for each reason found why rack-aware fetching does nothing (no replica selector, no broker in the rack, brokers below Fetch v11).", with("cause")),
+		replica: desc("partition_replica_info",
+			"1 for the broker the partition is read from now, labelled with its id and rack.", with("topic", "partition", "broker", "rack")),
+		leader: desc("partition_leader_info",
+			"1 for the partition's leader as last seen in metadata, labelled with its id.", with("topic", "partition", "broker")),
+		lag: desc("partition_lag",
+			"Messages between the next offset to fetch and the leader's high watermark.", with("topic", "partition")),
+		topicLag: desc("topic_lag",
+			"Messages between the next offsets to fetch and the leaders' high watermarks, summed over the topic's partitions read now.", with("topic")),
+	}
+	if cfg.registerer != nil {
+		if err := cfg.registerer.Register(c); err != nil {
+			return nil, fmt.Errorf("registering the kafka reader collector: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// Add makes the collector report r too.
+func (c *Collector) Add(r *kafka.Reader) { c.readers.Add(r) }
+
+// Remove stops reporting r; its series leave the next scrape.
+func (c *Collector) Remove(r *kafka.Reader) { c.readers.Remove(r) }
+
+// Describe implements prometheus.Collector.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	ds := []*prometheus.Desc{c.fetched, c.sameRack, c.crossRack, c.reroutes, c.rackInactive, c.topicLag}
+	if c.partitions {
+		ds = []*prometheus.Desc{c.fetched, c.sameRack, c.crossRack, c.reroutes, c.rackInactive, c.replica, c.leader, c.lag}
+	}
+	for _, d := range ds {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	for _, g := range c.readers.RoutingStats() {
+		c.collect(ch, g)
+	}
+}
+
+func (c *Collector) collect(ch chan<- prometheus.Metric, g kafka.GroupRoutingStats) {
+	l := func(extra ...string) []string { return append([]string{g.ClientID, g.GroupID}, extra...) }
+	ch <- prometheus.MustNewConstMetric(c.sameRack, prometheus.CounterValue, float64(g.SameRackBytes), l()...)
+	ch <- prometheus.MustNewConstMetric(c.crossRack, prometheus.CounterValue, float64(g.CrossRackBytes), l()...)
+	for _, b := range g.Brokers {
+		ch <- prometheus.MustNewConstMetric(c.fetched, prometheus.CounterValue, float64(b.Bytes), l(strconv.Itoa(b.ID), b.Rack)...)
+	}
+	for reason, n := range g.Reroutes { // every known reason, from the first scrape
+		ch <- prometheus.MustNewConstMetric(c.reroutes, prometheus.CounterValue, float64(n), l(string(reason))...)
+	}
+	for _, ri := range g.RackInactive {
+		ch <- prometheus.MustNewConstMetric(c.rackInactive, prometheus.GaugeValue, 1, l(string(ri.Cause))...)
+	}
+	if !c.partitions {
+		c.collectTopics(ch, g, l)
+		return
+	}
+	for _, p := range g.Partitions {
+		if p.Broker < 0 {
+			continue // not read now (in group mode, maybe by another member)
+		}
+		partition := strconv.Itoa(p.Partition)
+		ch <- prometheus.MustNewConstMetric(c.replica, prometheus.GaugeValue, 1, l(p.Topic, partition, strconv.Itoa(p.Broker), p.BrokerRack)...)
+		if p.Leader >= 0 {
+			ch <- prometheus.MustNewConstMetric(c.leader, prometheus.GaugeValue, 1, l(p.Topic, partition, strconv.Itoa(p.Leader))...)
+		}
+		if p.Lag >= 0 {
+			ch <- prometheus.MustNewConstMetric(c.lag, prometheus.GaugeValue, float64(p.Lag), l(p.Topic, partition)...)
+		}
+	}
+}
+
+// collectTopics reports the lag of the partitions read now, summed by topic.
+func (c *Collector) collectTopics(ch chan<- prometheus.Metric, g kafka.GroupRoutingStats, l func(...string) []string) {
+	for topic, lag := range g.LagByTopic() {
+		ch <- prometheus.MustNewConstMetric(c.topicLag, prometheus.GaugeValue, float64(lag), l(topic)...)
+	}
+}
