@@ -91,12 +91,13 @@ func countPartitions(req *protocol.FetchRequest) int {
 }
 
 // engineMaxWait returns the long poll of a fetch of a partition: MaxWait,
-// shorter at a follower when its lag is checked. The engine bounds it at
+// shorter at a follower when its lag is checked (lagChecked: not while the
+// leader's high watermark stays put, internal/consumer/pace.go). The engine bounds it at
 // old brokers that hold a fetch for its whole wait
 // (fetchengine.OldBrokerPoll).
-func engineMaxWait(config *ReaderConfig, follower bool) time.Duration {
+func engineMaxWait(config *ReaderConfig, lagChecked bool) time.Duration {
 	wait := config.MaxWait
-	if follower && config.MaxFollowerLag > 0 && config.Rack != "" {
+	if lagChecked && config.MaxFollowerLag > 0 && config.Rack != "" {
 		// The lag check runs between fetches (internal/routing/lag.go).
 		wait = min(wait, config.followerLagPoll())
 	}

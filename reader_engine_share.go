@@ -73,8 +73,8 @@ func newEngineShare(r *Reader, cl *cluster) *engineShare {
 		Dial:           s.dial,
 		MinBytes:       int32(cfg.MinBytes),
 		IsolationLevel: int8(cfg.IsolationLevel),
-		MaxWait: func(follower bool) time.Duration {
-			return engineMaxWait(&cfg, follower)
+		MaxWait: func(w fetchengine.Want) time.Duration {
+			return engineMaxWait(&cfg, w.Follower && !s.rt.Quiet(topicPartition{w.Topic, int(w.Partition)}))
 		},
 		IdleTimeout: engineIdleTimeout(cfg.Dialer),
 		Budget:      int64(cfg.MaxBufferedBytes),

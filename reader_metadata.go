@@ -27,7 +27,12 @@ import (
 
 // Variables so that tests can shorten them.
 var (
-	readerPinnedMetadataInterval  = 30 * time.Second
+	readerPinnedMetadataInterval = 30 * time.Second
+	// readerQuietSampling bounds the time between two reads of a leader's
+	// high watermarks while they do not move (internal/consumer/pace.go):
+	// replica.lag.time.max.ms's default, the bound Kafka's ISR already
+	// puts on a follower that stops replicating.
+	readerQuietSampling           = 30 * time.Second
 	readerCoolingMetadataInterval = time.Second
 )
 

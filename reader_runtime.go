@@ -38,6 +38,7 @@ func newConsumerRuntime(s *engineShare, cfg *ReaderConfig) *consumerRuntime {
 		Logf:            func(format string, args ...interface{}) { s.logf(false, format, args...) },
 		Errorf:          func(format string, args ...interface{}) { s.logf(true, format, args...) },
 		Sampling:        sampling,
+		QuietSampling:   readerQuietSampling,
 		PinnedInterval:  func() time.Duration { return readerPinnedMetadataInterval },
 		CoolingInterval: func() time.Duration { return readerCoolingMetadataInterval },
 	})

@@ -50,7 +50,8 @@ func (rt *Runtime[TP]) LeaderEndSince(tp TP, seen uint64) (LeaderEnd, bool) {
 // LeaderEndRequests returns the requests the sampler sent.
 func (rt *Runtime[TP]) LeaderEndRequests() int64 { return rt.ends.sent.Load() }
 
-// leaderEndsLoop samples the leaders' high watermarks until Close.
+// leaderEndsLoop samples the leaders' high watermarks until Close, each
+// leader at its pace.
 func (rt *Runtime[TP]) leaderEndsLoop() {
 	tick := time.NewTicker(rt.cfg.Sampling)
 	defer tick.Stop()
@@ -62,8 +63,14 @@ func (rt *Runtime[TP]) leaderEndsLoop() {
 		case <-tick.C:
 		}
 		reads := rt.followerReads()
+		now := time.Now()
+		rt.paces.keep(reads.byLeader)
 		for leader, tps := range reads.byLeader {
-			err := rt.sampleLeader(leader, tps, reads.members)
+			if !rt.paces.due(leader, now) {
+				continue
+			}
+			hws, err := rt.sampleLeader(leader, tps, reads.members)
+			rt.paces.sampled(leader, hws, err, now, rt.cfg.Sampling, rt.cfg.QuietSampling)
 			if err == nil || rt.ctx.Err() != nil {
 				delete(logged, leader)
 				continue
@@ -102,7 +109,7 @@ func (rt *Runtime[TP]) followerReads() followerReads[TP] {
 
 // sampleLeader asks leader for the high watermarks of tps and hands them
 // to the Members reading them.
-func (rt *Runtime[TP]) sampleLeader(leader int, tps []TP, members map[TP][]Member[TP]) error {
+func (rt *Runtime[TP]) sampleLeader(leader int, tps []TP, members map[TP][]Member[TP]) (map[TP]int64, error) {
 	hws, err := rt.cfg.ListEnds(rt.ctx, leader, tps)
 	if hws != nil || err != nil {
 		rt.ends.sent.Add(1) // nil, nil: nothing to ask (the metadata changed)
@@ -114,5 +121,5 @@ func (rt *Runtime[TP]) sampleLeader(leader int, tps []TP, members map[TP][]Membe
 			m.LeaderHighWatermark(tp, hw)
 		}
 	}
-	return err
+	return hws, err
 }

@@ -50,6 +50,9 @@ type Config[TP comparable] struct {
 	// Sampling is how often the leaders' high watermarks are read while
 	// partitions read from followers (MaxFollowerLag/8); 0 reads none.
 	Sampling time.Duration
+	// QuietSampling bounds how far the sampling of a leader slows while
+	// its high watermarks do not move (0: it never slows). See pace.
+	QuietSampling time.Duration
 	// PinnedInterval and CoolingInterval are how often metadata is re-read
 	// while a partition reads from a follower and while a replica cools
 	// down (functions: tests shorten them).
@@ -68,6 +71,7 @@ type Runtime[TP comparable] struct {
 	version   atomic.Uint64 // metadata refreshes made through Refresh
 	refreshed atomic.Int64  // unix nanoseconds of the latest one
 	ends      leaderEnds[TP]
+	paces     paces[TP]
 
 	ctx  context.Context // ends at Close
 	stop context.CancelFunc

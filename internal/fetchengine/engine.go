@@ -53,9 +53,9 @@ type Config struct {
 	// MinBytes and IsolationLevel go in every request.
 	MinBytes       int32
 	IsolationLevel int8
-	// MaxWait returns the long poll for a partition, read from its leader
-	// or from a follower (old brokers get less: oldBrokerWait).
-	MaxWait func(follower bool) time.Duration
+	// MaxWait returns the long poll for a partition's fetch (old brokers
+	// get less: oldBrokerWait).
+	MaxWait func(w Want) time.Duration
 	// Budget bounds, per owner (Want.Owner: a Reader), the bytes fetched
 	// and not yet handed to the application: its partitions' part of a
 	// request asks for at most what is left of it after Buffered (what
@@ -785,7 +785,7 @@ func (ln *lane) request(batch []*waiter, reserved []reservation, vs protocol.Ver
 	}
 	wait = time.Duration(math.MaxInt64)
 	for i, w := range batch {
-		wait = min(wait, e.cfg.MaxWait(w.want.Follower), oldBrokerWait(vs, w.want))
+		wait = min(wait, e.cfg.MaxWait(w.want), oldBrokerWait(vs, w.want))
 		if i == 0 || w.want.Timeout < timeout {
 			timeout = w.want.Timeout
 		}

@@ -65,7 +65,7 @@ func partitions(req *protocol.FetchRequest) []int32 {
 
 func testEngine(t *testing.T, conn *fakeConn, cfg Config) *Engine {
 	cfg.Dial = func(context.Context, int) (Conn, error) { return conn, nil }
-	cfg.MaxWait = func(bool) time.Duration { return time.Second }
+	cfg.MaxWait = func(Want) time.Duration { return time.Second }
 	e := New(cfg)
 	t.Cleanup(e.Close)
 	return e
@@ -433,7 +433,7 @@ func TestEngineDialFailure(t *testing.T) {
 	boom := errors.New("refused")
 	e := New(Config{
 		Dial:    func(context.Context, int) (Conn, error) { return nil, boom },
-		MaxWait: func(bool) time.Duration { return time.Second },
+		MaxWait: func(Want) time.Duration { return time.Second },
 	})
 	defer e.Close()
 	r := e.Fetch(context.Background(), 1, want(0, 0))
@@ -466,7 +466,7 @@ func TestEngineOneLoopPerBroker(t *testing.T) {
 	conns := map[int]*fakeConn{1: newFakeConn(), 2: newFakeConn()}
 	e := New(Config{
 		Dial:    func(_ context.Context, b int) (Conn, error) { return conns[b], nil },
-		MaxWait: func(bool) time.Duration { return time.Second },
+		MaxWait: func(Want) time.Duration { return time.Second },
 	})
 	defer e.Close()
 	a, b := fetchAsync(e, 1, want(0, 0)), fetchAsync(e, 2, want(1, 0))
@@ -522,7 +522,7 @@ func (c *sessionConn) Fetch(ctx context.Context, req *protocol.FetchRequest, by 
 func sessionEngine(t *testing.T, c *sessionConn) *Engine {
 	e := New(Config{
 		Dial:    func(context.Context, int) (Conn, error) { return c, nil },
-		MaxWait: func(bool) time.Duration { return time.Second },
+		MaxWait: func(Want) time.Duration { return time.Second },
 	})
 	t.Cleanup(e.Close)
 	return e
@@ -638,7 +638,7 @@ func TestEngineIdleConnectionClosed(t *testing.T) {
 			mu.Unlock()
 			return c, nil
 		},
-		MaxWait:     func(bool) time.Duration { return time.Second },
+		MaxWait: func(Want) time.Duration { return time.Second },
 		IdleTimeout: 20 * time.Millisecond,
 	})
 	defer e.Close()

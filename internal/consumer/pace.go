@@ -1,0 +1,100 @@
+package consumer
+
+import (
+	"sync"
+	"time"
+)
+
+// The pace of the high-watermark sampling, per leader.
+//
+// The lag check needs the leader's end only while the leader has records
+// the follower may not: a leader whose high watermarks did not move
+// since its last sample has nothing new, so each such sample doubles the
+// time to the next, up to QuietSampling; a sample that finds one moved
+// (or fails, or covers a partition not sampled before) brings the pace
+// back to Sampling. An idle consumer then asks each leader about twice a
+// minute instead of every MaxFollowerLag/8. What it gives up: records
+// written after a quiet spell to a follower that stopped replicating are
+// noticed up to QuietSampling later. Kafka itself bounds that case: a
+// follower that stops fetching leaves the ISR after replica.lag.time.max.ms
+// (30 s by default), and the metadata re-read while partitions are on
+// followers moves reads to the leader then.
+type paces[TP comparable] struct {
+	mu    sync.Mutex
+	by    map[int]*pace[TP] // by leader
+	quiet map[TP]bool       // partitions whose leader is sampled slower than Sampling
+}
+
+type pace[TP comparable] struct {
+	every time.Duration
+	next  time.Time
+	hws   map[TP]int64
+}
+
+// keep forgets the leaders no partition is read for any more.
+func (ps *paces[TP]) keep(byLeader map[int][]TP) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	for leader, p := range ps.by {
+		if _, ok := byLeader[leader]; !ok {
+			for tp := range p.hws {
+				delete(ps.quiet, tp)
+			}
+			delete(ps.by, leader)
+		}
+	}
+}
+
+// due reports whether leader is to be sampled at now.
+func (ps *paces[TP]) due(leader int, now time.Time) bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	p := ps.by[leader]
+	return p == nil || !now.Before(p.next)
+}
+
+// sampled sets leader's pace after a sample at now.
+func (ps *paces[TP]) sampled(leader int, hws map[TP]int64, err error, now time.Time, base, quiet time.Duration) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.by == nil {
+		ps.by, ps.quiet = map[int]*pace[TP]{}, map[TP]bool{}
+	}
+	p := ps.by[leader]
+	if p == nil {
+		p = &pace[TP]{every: base}
+		ps.by[leader] = p
+	}
+	moved := err != nil || len(hws) == 0 || len(hws) != len(p.hws)
+	for tp, hw := range hws {
+		if last, ok := p.hws[tp]; !ok || last != hw {
+			moved = true
+		}
+	}
+	switch {
+	case moved || quiet <= base:
+		p.every = base
+	default:
+		p.every = min(2*p.every, quiet)
+	}
+	for tp := range p.hws {
+		delete(ps.quiet, tp)
+	}
+	p.hws = hws
+	for tp := range hws {
+		if p.every > base {
+			ps.quiet[tp] = true
+		}
+	}
+	// Half a tick early: the loop ticks every base.
+	p.next = now.Add(p.every - base/2)
+}
+
+// Quiet reports whether tp's leader is sampled slower than Sampling: its
+// high watermark has not moved for a while.
+func (rt *Runtime[TP]) Quiet(tp TP) bool {
+	ps := &rt.paces
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return ps.quiet[tp]
+}

@@ -1,0 +1,65 @@
+package consumer
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPaceSlowsWhileHighWatermarksStay(t *testing.T) {
+	const base, quiet = time.Second, 30 * time.Second
+	rt := New(Config[string]{})
+	ps := &rt.paces
+	now := time.Unix(1000, 0)
+	require.True(t, ps.due(1, now), "a leader never sampled is due")
+
+	steps := []struct {
+		name  string
+		hws   map[string]int64
+		err   error
+		every time.Duration
+		quiet bool
+	}{
+		{"first sample", map[string]int64{"a": 5, "b": 7}, nil, base, false},
+		{"nothing moved", map[string]int64{"a": 5, "b": 7}, nil, 2 * base, true},
+		{"still nothing", map[string]int64{"a": 5, "b": 7}, nil, 4 * base, true},
+		{"still nothing", map[string]int64{"a": 5, "b": 7}, nil, 8 * base, true},
+		{"still nothing", map[string]int64{"a": 5, "b": 7}, nil, 16 * base, true},
+		{"capped", map[string]int64{"a": 5, "b": 7}, nil, quiet, true},
+		{"capped", map[string]int64{"a": 5, "b": 7}, nil, quiet, true},
+		{"one moved", map[string]int64{"a": 5, "b": 8}, nil, base, false},
+		{"nothing moved again", map[string]int64{"a": 5, "b": 8}, nil, 2 * base, true},
+		{"a partition joins", map[string]int64{"a": 5, "b": 8, "c": 0}, nil, base, false},
+		{"nothing moved", map[string]int64{"a": 5, "b": 8, "c": 0}, nil, 2 * base, true},
+		{"the sample failed", nil, errors.New("refused"), base, false},
+	}
+	for i, st := range steps {
+		ps.sampled(1, st.hws, st.err, now, base, quiet)
+		p := ps.by[1]
+		assert.Equal(t, st.every, p.every, "step %d (%s)", i, st.name)
+		assert.Equal(t, st.quiet, rt.Quiet("a"), "step %d (%s): Quiet", i, st.name)
+		assert.False(t, ps.due(1, now.Add(st.every-base)), "step %d (%s): due a tick early", i, st.name)
+		assert.True(t, ps.due(1, now.Add(st.every)), "step %d (%s): not due after its interval", i, st.name)
+		now = now.Add(st.every)
+	}
+
+	ps.sampled(1, map[string]int64{"a": 5}, nil, now, base, quiet)
+	ps.sampled(1, map[string]int64{"a": 5}, nil, now, base, quiet)
+	require.True(t, rt.Quiet("a"))
+	ps.keep(map[int][]string{2: {"x"}})
+	assert.False(t, rt.Quiet("a"), "a leader no partition is read from is forgotten")
+	assert.True(t, ps.due(1, now), "a forgotten leader starts again at once")
+}
+
+func TestPaceWithoutQuietSamplingNeverSlows(t *testing.T) {
+	rt := New(Config[string]{})
+	now := time.Unix(1000, 0)
+	for i := 0; i < 5; i++ {
+		rt.paces.sampled(1, map[string]int64{"a": 5}, nil, now, time.Second, 0)
+		require.Equal(t, time.Second, rt.paces.by[1].every)
+		require.False(t, rt.Quiet("a"))
+	}
+}
