@@ -2,7 +2,6 @@ package kafka
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/rackfetch/kafka-go/internal/consumer"
@@ -84,18 +83,4 @@ func (s *engineShare) logf(fault bool, format string, args ...interface{}) {
 	default:
 		r.logf(format, args...)
 	}
-}
-
-// probeDial connects to broker id and negotiates its API versions: the
-// proof that a broker whose cooldown ran out is back.
-func (s *engineShare) probeDial(ctx context.Context, id int) error {
-	b, ok := s.brokerAddr(id)
-	if !ok {
-		return fmt.Errorf("no address known for broker %d", id)
-	}
-	c, err := s.cluster.dialer.dialBroker(ctx, "tcp", b, Partition{})
-	if err != nil {
-		return err
-	}
-	return c.Close()
 }

@@ -131,4 +131,3 @@ func brokerOtherThan(c *ktesting.Cluster, id int) string {
 	}
 	return c.Brokers[0]
 }
-

@@ -638,7 +638,7 @@ func TestEngineIdleConnectionClosed(t *testing.T) {
 			mu.Unlock()
 			return c, nil
 		},
-		MaxWait: func(Want) time.Duration { return time.Second },
+		MaxWait:     func(Want) time.Duration { return time.Second },
 		IdleTimeout: 20 * time.Millisecond,
 	})
 	defer e.Close()

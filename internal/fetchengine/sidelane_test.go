@@ -90,7 +90,7 @@ func (c *pollConn) Fetch(ctx context.Context, req *protocol.FetchRequest, _ time
 func pollEngine(t *testing.T, b *pollBroker, maxWait time.Duration) *Engine {
 	e := New(Config{
 		Dial:       b.dial,
-		MaxWait: func(Want) time.Duration { return maxWait },
+		MaxWait:    func(Want) time.Duration { return maxWait },
 		JoinSettle: -1,
 	})
 	t.Cleanup(e.Close)
