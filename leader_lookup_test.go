@@ -89,7 +89,10 @@ func TestMissingLeaderClientProduce(t *testing.T) {
 // same way, and its error reaches the caller.
 func TestMissingLeaderWriter(t *testing.T) {
 	fc, ctx := missingLeaderCluster(t)
-	w := &Writer{Addr: TCP(fc.Addrs()...), Topic: "t", MaxAttempts: 1, BatchSize: 1,
+	// A leader missing from the metadata is waited for (an election may be
+	// under way) within DeliveryTimeout; past it the message fails with
+	// the error naming the partition and the broker.
+	w := &Writer{Addr: TCP(fc.Addrs()...), Topic: "t", MaxAttempts: 1, BatchSize: 1, DeliveryTimeout: 100 * time.Millisecond,
 		Balancer: BalancerFunc(func(Message, ...int) int { return 1 })}
 	t.Cleanup(func() { w.Close() })
 	err := w.WriteMessages(ctx, Message{Value: []byte("v")})
