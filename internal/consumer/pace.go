@@ -12,7 +12,8 @@ import (
 // since its last sample has nothing new, so each such sample doubles the
 // time to the next, up to QuietSampling; a sample that finds one moved
 // (or fails, or covers a partition not sampled before) brings the pace
-// back to Sampling. An idle consumer then asks each leader about twice a
+// back to Sampling; a partition sampled before and back in the sample
+// unchanged does not. An idle consumer then asks each leader about twice a
 // minute instead of every MaxFollowerLag/8. What it gives up: records
 // written after a quiet spell to a follower that stopped replicating are
 // noticed up to QuietSampling later. Kafka itself bounds that case: a
@@ -65,26 +66,28 @@ func (ps *paces[TP]) sampled(leader int, hws map[TP]int64, err error, now time.T
 		p = &pace[TP]{every: base}
 		ps.by[leader] = p
 	}
-	moved := err != nil || len(hws) == 0 || len(hws) != len(p.hws)
+	// A partition's last high watermark is kept while its leader is read
+	// for: partitions come and go from the sample as their reads move
+	// between the follower and the leader (a lease renewed at the leader),
+	// and one coming back unchanged has nothing new.
+	if p.hws == nil {
+		p.hws = map[TP]int64{}
+	}
+	moved := err != nil
 	for tp, hw := range hws {
 		if last, ok := p.hws[tp]; !ok || last != hw {
 			moved = true
 		}
+		p.hws[tp] = hw
 	}
 	switch {
 	case moved || quiet <= base:
 		p.every = base
-	default:
+	case len(hws) > 0:
 		p.every = min(2*p.every, quiet)
 	}
 	for tp := range p.hws {
-		delete(ps.quiet, tp)
-	}
-	p.hws = hws
-	for tp := range hws {
-		if p.every > base {
-			ps.quiet[tp] = true
-		}
+		ps.quiet[tp] = p.every > base
 	}
 	// Half a tick early: the loop ticks every base.
 	p.next = now.Add(p.every - base/2)

@@ -34,6 +34,9 @@ func TestPaceSlowsWhileHighWatermarksStay(t *testing.T) {
 		{"nothing moved again", map[string]int64{"a": 5, "b": 8}, nil, 2 * base, true},
 		{"a partition joins", map[string]int64{"a": 5, "b": 8, "c": 0}, nil, base, false},
 		{"nothing moved", map[string]int64{"a": 5, "b": 8, "c": 0}, nil, 2 * base, true},
+		{"c's reads go to the leader for a moment", map[string]int64{"a": 5, "b": 8}, nil, 4 * base, true},
+		{"c back unchanged", map[string]int64{"a": 5, "b": 8, "c": 0}, nil, 8 * base, true},
+		{"nothing to ask", nil, nil, 8 * base, true},
 		{"the sample failed", nil, errors.New("refused"), base, false},
 	}
 	for i, st := range steps {
