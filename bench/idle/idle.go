@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -147,6 +148,7 @@ func measure(s Spec) Report {
 		case <-time.After(s.Settle):
 		}
 	}
+	stopProfile := profileWindow()
 	cpu0, before, t0 := cpuSeconds(), w.snapshot(), time.Now()
 	select {
 	case err := <-done:
@@ -154,6 +156,7 @@ func measure(s Spec) Report {
 	case <-time.After(s.Idle):
 	}
 	rep.CPU = cpuSeconds() - cpu0
+	stopProfile()
 	rep.Window = time.Since(t0)
 	rep.Requests = w.snapshot().Sub(before)
 	rep.Goroutines = runtime.NumGoroutine()
@@ -168,6 +171,22 @@ func measure(s Spec) Report {
 		rep.Error = fmt.Sprintf("read %d records more than the topic holds", extra)
 	}
 	return rep
+}
+
+// profileEnv names a file the child writes a CPU profile of the window to,
+// for looking into one run.
+const profileEnv = "BENCH_IDLE_CPUPROFILE"
+
+func profileWindow() (stop func()) {
+	path := os.Getenv(profileEnv)
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil || pprof.StartCPUProfile(f) != nil {
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
 func cpuSeconds() float64 {
