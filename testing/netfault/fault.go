@@ -60,7 +60,7 @@ func (f Fault) String() string {
 		add("loss " + strconv.FormatFloat(f.Loss*100, 'g', -1, 64) + "%")
 	}
 	if f.Rate > 0 {
-		add("bandwidth " + strconv.FormatInt(f.Rate*8, 10) + "bit")
+		add("bandwidth " + formatRate(f.Rate))
 	}
 	if f.Reset {
 		add("reset")
@@ -173,4 +173,18 @@ func parseRate(s string) (int64, error) {
 		return 0, fmt.Errorf("netfault: bandwidth %q: below one byte per second", s)
 	}
 	return bytes, nil
+}
+
+// formatRate writes bytes per second as the bit rate parseRate reads.
+func formatRate(bytesPerSecond int64) string {
+	bits := bytesPerSecond * 8
+	switch {
+	case bits%1e9 == 0:
+		return strconv.FormatInt(bits/1e9, 10) + "gbit"
+	case bits%1e6 == 0:
+		return strconv.FormatInt(bits/1e6, 10) + "mbit"
+	case bits%1e3 == 0:
+		return strconv.FormatInt(bits/1e3, 10) + "kbit"
+	}
+	return strconv.FormatInt(bits, 10) + "bit"
 }

@@ -30,6 +30,9 @@ func TestParse(t *testing.T) {
 		require.NoError(t, err, "%q → %q", tc.in, got.String())
 		assert.Equal(t, got, again, "String then Parse of %q", tc.in)
 	}
+	for rate, want := range map[int64]string{125000: "bandwidth 1mbit", 64000: "bandwidth 512kbit", 1000: "bandwidth 8kbit", 3: "bandwidth 24bit"} {
+		assert.Equal(t, want, Fault{Rate: rate}.String())
+	}
 	for _, bad := range [][]string{nil, {"30s"}, {"latency"}, {"latency", "-1s"}, {"loss", "120%"}, {"bandwidth", "fast"}, {"blackhole", "30s", "oneway"}, {"flood"}} {
 		_, err := Parse(bad)
 		assert.Error(t, err, "%q", bad)
