@@ -24,7 +24,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -133,17 +132,9 @@ func startNFRun(t *testing.T) *nfRun {
 	t.Cleanup(n.stop)
 
 	n.traffic = &nfTraffic{inner: h.sockets, dials: map[string]int64{}}
-	n.r = kafka.NewReader(kafka.ReaderConfig{
-		Brokers:        c.FaultBrokers, // every broker's address is then the proxy's
-		GroupID:        h.group,
-		Topic:          h.topic,
-		Rack:           rkRack,
-		Dialer:         &kafka.Dialer{ClientID: "netfault-reader", Timeout: 10 * time.Second, DialFunc: n.traffic.dial},
-		CommitInterval: time.Second,
-		StartOffset:    kafka.FirstOffset,
-		Logger:         rfQuiet{h.info},
-		ErrorLogger:    h.errLog,
-	})
+	// Bootstrapping from the proxy's addresses, the Reader is given them for
+	// every broker.
+	n.r = h.newReaderVia(c.FaultBrokers, n.traffic.dial)
 	h.mu.Lock()
 	for p := range h.runMax {
 		h.runMax[p] = -1
@@ -323,48 +314,6 @@ func (s *nfTraffic) count(addr string) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.dials[addr]
-}
-
-// startProducer writes to every partition (h.produce) through a Writer on
-// the brokers' own listener, outside the fault proxy; the returned func
-// stops it (once).
-func (h *rfHarness) startProducer() (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	w := &kafka.Writer{
-		Addr:         kafka.TCP(h.c.Brokers...),
-		Topic:        h.topic,
-		RequiredAcks: kafka.RequireAll,
-		Transport:    &kafka.Transport{Dial: h.held.dial},
-		Balancer: kafka.BalancerFunc(func(m kafka.Message, ps ...int) int {
-			p, _ := strconv.Atoi(string(m.Key))
-			return p
-		}),
-	}
-	var wg sync.WaitGroup
-	for p := 0; p < rkPartitions; p++ {
-		wg.Add(1)
-		go func(p int) { defer wg.Done(); h.produce(ctx, w, p) }(p)
-	}
-	var once sync.Once
-	return func() {
-		once.Do(func() { cancel(); wg.Wait(); w.Close() })
-	}
-}
-
-// allAckedRead: every message the producer had acknowledged was read.
-func (h *rfHarness) allAckedRead() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for p := range h.acks {
-		for _, a := range h.acks[p] {
-			for s := a.seq0; s < a.seq0+int64(a.n); s++ {
-				if !h.readSeq[p].has(s) {
-					return false
-				}
-			}
-		}
-	}
-	return true
 }
 
 // pollFor keeps the stream running for d (a fault's duration), calling f

@@ -84,6 +84,14 @@ func dial(t *testing.T, addr string) net.Conn {
 	return c
 }
 
+// connected dials addr and makes one round trip ("a") through the proxy.
+func connected(t *testing.T, addr string) net.Conn {
+	c := dial(t, addr)
+	_, err := roundTrip(c, "a", 2*time.Second)
+	require.NoError(t, err, "a round trip through the proxy")
+	return c
+}
+
 // roundTrip writes msg and reads its echo within d.
 func roundTrip(c net.Conn, msg string, d time.Duration) (string, error) {
 	c.SetDeadline(time.Now().Add(d))
@@ -96,9 +104,12 @@ func roundTrip(c net.Conn, msg string, d time.Duration) (string, error) {
 	return string(buf), err
 }
 
-func isTimeout(err error) bool {
+// requireNoAnswer: msg written on c gets no answer within 300 ms.
+func requireNoAnswer(t *testing.T, c net.Conn, msg, what string) {
+	t.Helper()
+	_, err := roundTrip(c, msg, 300*time.Millisecond)
 	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
+	require.True(t, errors.As(err, &ne) && ne.Timeout(), "%s: %v", what, err)
 }
 
 func stats(p *Proxy) Stats { return p.Status()[0].Stats }
@@ -117,23 +128,19 @@ func TestProxyForwards(t *testing.T) {
 // Clear lets them through.
 func TestProxyBlackhole(t *testing.T) {
 	p, up, addr := newTestProxy(t)
-	c := dial(t, addr)
-	_, err := roundTrip(c, "a", 2*time.Second)
-	require.NoError(t, err)
+	c := connected(t, addr)
 
 	require.NoError(t, p.Set(1, Fault{Blackhole: true}))
-	_, err = roundTrip(c, "b", 300*time.Millisecond)
-	require.True(t, isTimeout(err), "an answer through a black hole: %v", err)
+	requireNoAnswer(t, c, "b", "an answer through a black hole")
 	fresh := dial(t, addr) // accepted by the kernel, never forwarded
-	_, err = roundTrip(fresh, "c", 300*time.Millisecond)
-	require.True(t, isTimeout(err), "a new connection answered through a black hole: %v", err)
+	requireNoAnswer(t, fresh, "c", "a new connection answered through a black hole")
 	assert.Equal(t, 1, up.bytesRead(), "bytes reached the broker through a black hole")
 	assert.EqualValues(t, 1, stats(p).Dialed, "a connection made to the broker through a black hole")
 
 	require.NoError(t, p.Clear(1))
 	buf := make([]byte, 1)
 	c.SetReadDeadline(time.Now().Add(2 * time.Second))
-	_, err = io.ReadFull(c, buf)
+	_, err := io.ReadFull(c, buf)
 	require.NoError(t, err, "the held byte after Clear")
 	assert.Equal(t, "b", string(buf))
 	fresh.SetReadDeadline(time.Now().Add(2 * time.Second))
@@ -146,8 +153,7 @@ func TestProxyDropReplies(t *testing.T) {
 	p, up, addr := newTestProxy(t)
 	c := dial(t, addr)
 	require.NoError(t, p.Set(1, Fault{DropReplies: true}))
-	_, err := roundTrip(c, "req", 300*time.Millisecond)
-	require.True(t, isTimeout(err), "a reply on a one-way path: %v", err)
+	requireNoAnswer(t, c, "req", "a reply on a one-way path")
 	assert.Equal(t, 3, up.bytesRead(), "the request must reach the broker")
 }
 
@@ -183,11 +189,9 @@ func TestProxyRate(t *testing.T) {
 
 func TestProxyReset(t *testing.T) {
 	p, up, addr := newTestProxy(t)
-	c := dial(t, addr)
-	_, err := roundTrip(c, "a", 2*time.Second)
-	require.NoError(t, err)
+	c := connected(t, addr)
 	require.NoError(t, p.Set(1, Fault{Reset: true}))
-	_, err = roundTrip(c, "b", 2*time.Second)
+	_, err := roundTrip(c, "b", 2*time.Second)
 	assert.True(t, errors.Is(err, syscall.ECONNRESET), "an open connection after reset: %v", err)
 	// A new connection is reset on accept: the dial itself may see the RST.
 	fresh, err := net.Dial("tcp", addr)
@@ -201,15 +205,12 @@ func TestProxyReset(t *testing.T) {
 
 func TestProxySilent(t *testing.T) {
 	p, up, addr := newTestProxy(t)
-	c := dial(t, addr)
-	_, err := roundTrip(c, "a", 2*time.Second)
-	require.NoError(t, err)
+	c := connected(t, addr)
 	require.NoError(t, p.Set(1, Fault{Silent: true}))
-	_, err = roundTrip(c, "b", 2*time.Second)
+	_, err := roundTrip(c, "b", 2*time.Second)
 	assert.True(t, errors.Is(err, syscall.ECONNRESET), "an open connection of a silent peer: %v", err)
 	fresh := dial(t, addr)
-	_, err = roundTrip(fresh, "c", 300*time.Millisecond)
-	assert.True(t, isTimeout(err), "a silent peer answered: %v", err)
+	requireNoAnswer(t, fresh, "c", "a silent peer answered")
 	assert.Equal(t, 1, up.bytesRead())
 	assert.EqualValues(t, 1, stats(p).Dialed)
 }
