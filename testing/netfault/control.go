@@ -70,7 +70,9 @@ type Client struct {
 	Addr string // host:port of the control API
 }
 
-var httpClient = &http.Client{Timeout: 10 * time.Second}
+// httpClient keeps no idle connection: a test's control calls are few, and a kept connection's goroutines
+// would outlive the test.
+var httpClient = &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 
 // Set puts fault f on broker id's path.
 func (c *Client) Set(ctx context.Context, id int, f Fault) error {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 )
 
 // echoServer answers every byte it reads with the same byte and counts what it read.
@@ -239,6 +240,7 @@ func TestControlAPI(t *testing.T) {
 	defer srv.Close()
 	cl := &Client{Addr: srv.Listener.Addr().String()}
 	ctx := context.Background()
+	before := goleak.IgnoreCurrent()
 	require.NoError(t, cl.Set(ctx, 1, Fault{Delay: 300 * time.Millisecond, For: time.Minute}))
 	st, err := cl.Status(ctx)
 	require.NoError(t, err)
@@ -250,4 +252,6 @@ func TestControlAPI(t *testing.T) {
 	st, err = cl.Status(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, Fault{}, st[0].Fault)
+	// The control proxy outlives a test: the Client keeps no connection (nor its goroutines) to it.
+	goleak.VerifyNone(t, before)
 }
