@@ -9,6 +9,9 @@
 #                      (PKGS=./testing/... for the harness alone)
 #   make test-rack-oldest  the rack integration tests (RACK_TESTS) on the oldest supported line (OLDEST_KAFKA),
 #                      on a fresh cluster of its own (OLDEST_STATE_DIR, ports from OLDEST_PORT_BASE), stopped after
+#   make test-netfault the network fault tests (TestNetFault*, testing/netfault) on a fresh 3.7 cluster of their
+#                      own with the fault proxy (KAFKA_NETFAULT=1; NETFAULT_STATE_DIR, ports from
+#                      NETFAULT_PORT_BASE), stopped after
 #   make bench         benchmarks
 #   make fuzz          every Fuzz* target for FUZZTIME
 #   make example       the rack-reader example against the cluster
@@ -40,7 +43,7 @@ MATRIX ?= 3.7 2.8 2.7 3.9 4
 MATRIX_STATE_DIR ?= $(CURDIR)/.kafka/matrix
 MATRIX_PORT_BASE ?= 29190
 
-.PHONY: all build vet kafka-up kafka-down kafka-status test test-go test-unit test-race test-matrix test-compat test-metrics bench fuzz example test-rack-oldest
+.PHONY: all build vet kafka-up kafka-down kafka-status test test-go test-unit test-race test-matrix test-compat test-metrics bench fuzz example test-rack-oldest test-netfault
 
 all: build
 
@@ -128,6 +131,20 @@ test-rack-oldest:
 	  KAFKA_PORT_BASE=$(OLDEST_PORT_BASE) $(WITH_CLUSTER) --fresh \
 	  $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) -run '$(RACK_TESTS)' -skip '$(RACK_SKIP)' .
 
+# Network faults between the clients and one broker (testing/netfault): a cluster with the fault proxy in front
+# of a client-only listener per broker, beside a developer's own (.kafka, ports from 29090), test-matrix's
+# (29190) and test-rack-oldest's (30290); --fresh starts it and stops it at the end, whatever the outcome.
+# KAFKA_REQUIRE_NETFAULT makes a cluster without the proxy a failure, not a skip.
+NETFAULT_KAFKA ?= 3.7
+NETFAULT_STATE_DIR ?= $(CURDIR)/.kafka/netfault
+NETFAULT_PORT_BASE ?= 30390
+NETFAULT_TESTS ?= TestNetFault
+
+test-netfault:
+	env -u KAFKA_BROKERS KAFKA_VERSION=$(NETFAULT_KAFKA) KAFKA_SELECTOR=rack KAFKA_NETFAULT=1 KAFKA_REQUIRE_NETFAULT=1 \
+	  KAFKA_STATE_DIR=$(NETFAULT_STATE_DIR) KAFKA_PORT_BASE=$(NETFAULT_PORT_BASE) $(WITH_CLUSTER) --fresh \
+	  $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) -run '$(NETFAULT_TESTS)' .
+
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
@@ -210,7 +227,7 @@ check-modules:
 # The root module's own targets build with the versions its go.mod requires: the workspace (go.work, for the
 # nested modules) would lift them to the newest any nested module requires (klauspost/compress 1.17.11 ->
 # 1.20.3, bench's). Targets that cd into a nested module keep the workspace.
-build test-go test-unit test-rack-oldest bench fuzz example: export GOWORK := off
+build test-go test-unit test-rack-oldest test-netfault bench fuzz example: export GOWORK := off
 
 # The 3-rack cluster in Docker (testing/docker, docker-compose.yml, testing/containers). Each target starts an
 # installed engine when none answers (testing/docker/dockerd; `testing/docker/dockerd stop` stops it);

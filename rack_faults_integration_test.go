@@ -55,6 +55,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"regexp"
 	"sort"
@@ -290,18 +291,66 @@ func (h *rfHarness) produce(ctx context.Context, w *kafka.Writer, p int) {
 	}
 }
 
+// startProducer writes to every partition (h.produce) through one Writer
+// on the brokers' PLAINTEXT listener (outside a fault proxy); the returned
+// func stops it (once).
+func (h *rfHarness) startProducer() (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &kafka.Writer{
+		Addr:         kafka.TCP(h.c.Brokers...),
+		Topic:        h.topic,
+		RequiredAcks: kafka.RequireAll,
+		Transport:    &kafka.Transport{Dial: h.held.dial},
+		Logger:       rfDebugLogger(h.t, "writer"),
+		ErrorLogger:  rfDebugLogger(h.t, "writer error"),
+		Balancer: kafka.BalancerFunc(func(m kafka.Message, ps ...int) int {
+			p, _ := strconv.Atoi(string(m.Key))
+			return p
+		}),
+	}
+	var wg sync.WaitGroup
+	for p := 0; p < rkPartitions; p++ {
+		wg.Add(1)
+		go func(p int) { defer wg.Done(); h.produce(ctx, w, p) }(p)
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() { cancel(); wg.Wait(); w.Close() })
+	}
+}
+
+// allAckedRead: every message the producer had acknowledged was read.
+func (h *rfHarness) allAckedRead() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for p := range h.acks {
+		for _, a := range h.acks[p] {
+			for s := a.seq0; s < a.seq0+int64(a.n); s++ {
+				if !h.readSeq[p].has(s) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
 // ---------------------------------------------------------------------------
 // The Reader: a group member in rack b, committing what it fetched.
 
 var rfGenRE = regexp.MustCompile(`group \S+ generation (-?\d+): assigned`)
 
-func (h *rfHarness) newReader() *kafka.Reader {
+func (h *rfHarness) newReader() *kafka.Reader { return h.newReaderVia(h.c.Brokers, h.sockets.dial) }
+
+// newReaderVia is newReader bootstrapping from brokers and dialling with
+// dial (a fault proxy's addresses, a counting dialer).
+func (h *rfHarness) newReaderVia(brokers []string, dial func(context.Context, string, string) (net.Conn, error)) *kafka.Reader {
 	return kafka.NewReader(kafka.ReaderConfig{
-		Brokers:        h.c.Brokers,
+		Brokers:        brokers,
 		GroupID:        h.group,
 		Topic:          h.topic,
 		Rack:           rkRack,
-		Dialer:         &kafka.Dialer{ClientID: "rack-faults-reader", Timeout: 10 * time.Second, DialFunc: h.sockets.dial},
+		Dialer:         &kafka.Dialer{ClientID: "rack-faults-reader", Timeout: 10 * time.Second, DialFunc: dial},
 		CommitInterval: time.Second,
 		StartOffset:    kafka.FirstOffset,
 		Logger:         rfQuiet{h.info},
@@ -946,30 +995,8 @@ func TestRackFaultsAcceptance(t *testing.T) {
 	stopMonitor := func() { monStop(); <-monDone }
 	defer stopMonitor()
 
-	prodCtx, prodStop := context.WithCancel(context.Background())
-	w := &kafka.Writer{
-		Addr:         kafka.TCP(c.Brokers...),
-		Topic:        h.topic,
-		RequiredAcks: kafka.RequireAll,
-		Transport:    &kafka.Transport{Dial: h.held.dial},
-		Logger:       rfDebugLogger(t, "writer"),
-		ErrorLogger:  rfDebugLogger(t, "writer error"),
-		Balancer: kafka.BalancerFunc(func(m kafka.Message, ps ...int) int {
-			p, _ := strconv.Atoi(string(m.Key))
-			return p
-		}),
-	}
-	var prodWG sync.WaitGroup
-	for p := 0; p < rkPartitions; p++ {
-		prodWG.Add(1)
-		go func(p int) { defer prodWG.Done(); h.produce(prodCtx, w, p) }(p)
-	}
-	stopProducer := func() { prodStop(); prodWG.Wait(); w.Close() }
-	defer func() {
-		if prodCtx.Err() == nil {
-			stopProducer()
-		}
-	}()
+	stopProducer := h.startProducer()
+	defer stopProducer()
 
 	var runCtx context.Context
 	var runStop context.CancelFunc
@@ -1145,20 +1172,7 @@ func TestRackFaultsAcceptance(t *testing.T) {
 	h.prodStopped = time.Now()
 	h.mu.Unlock()
 	stopProducer()
-	h.poll(60*time.Second, "every acknowledged message read", func() bool {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		for p := range h.acks {
-			for _, a := range h.acks[p] {
-				for s := a.seq0; s < a.seq0+int64(a.n); s++ {
-					if !h.readSeq[p].has(s) {
-						return false
-					}
-				}
-			}
-		}
-		return true
-	})
+	h.poll(60*time.Second, "every acknowledged message read", h.allAckedRead)
 	h.mu.Lock()
 	h.windows[len(h.windows)-1].end = time.Now()
 	h.mu.Unlock()

@@ -18,5 +18,9 @@
 // their test alone, so a broker taken away by a test of one package is never missing for a test of
 // another, and is back before the next test gets the cluster.
 //
-// The package imports only the standard library.
+// A cluster started with KAFKA_NETFAULT=1 also has a fault proxy in front of a client-only listener per
+// broker (KAFKA_FAULT_BROKERS, package netfault): NetFault returns its control, to black-hole, slow or
+// throttle the network path between the test's clients and one broker while replication stays healthy.
+//
+// The package imports only the standard library (and its own netfault package, which does too).
 package testing

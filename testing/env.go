@@ -46,6 +46,13 @@ type Cluster struct {
 	SCRAM256 Credentials // SCRAM-SHA-256
 	SCRAM512 Credentials // SCRAM-SHA-512
 
+	// FaultBrokers are the brokers' client-only addresses behind the fault proxy (KAFKA_FAULT_BROKERS, a
+	// cluster started with KAFKA_NETFAULT=1), in the order of BrokerIDs; empty without the proxy. A client
+	// that bootstraps from them is given these addresses for every broker, so NetFault's faults reach it.
+	FaultBrokers []string
+	// FaultControl is the fault proxy's control API (KAFKA_NETFAULT_CONTROL), "" without the proxy.
+	FaultControl string
+
 	// Tool is the absolute path of the cluster tool (testing/cluster/kafka-cluster), "" when unknown.
 	Tool string
 
@@ -70,6 +77,8 @@ func parseCluster(getenv func(string) string) (*Cluster, error) {
 		SCRAM256:       Credentials{getenv("KAFKA_SCRAM256_USER"), getenv("KAFKA_SCRAM256_PASSWORD")},
 		SCRAM512:       Credentials{getenv("KAFKA_SCRAM512_USER"), getenv("KAFKA_SCRAM512_PASSWORD")},
 		Tool:           strings.TrimSpace(getenv("KAFKA_CLUSTER_TOOL")),
+		FaultBrokers:   splitList(getenv("KAFKA_FAULT_BROKERS")),
+		FaultControl:   strings.TrimSpace(getenv("KAFKA_NETFAULT_CONTROL")),
 	}
 	if len(c.Brokers) == 0 {
 		return nil, ErrNoCluster
@@ -81,7 +90,7 @@ func parseCluster(getenv func(string) string) (*Cluster, error) {
 	if len(c.BrokerIDs) > 0 && len(c.BrokerIDs) != len(c.Brokers) {
 		return nil, fmt.Errorf("ktesting: KAFKA_BROKER_IDS has %d ids for %d KAFKA_BROKERS", len(c.BrokerIDs), len(c.Brokers))
 	}
-	for name, l := range map[string][]string{"KAFKA_SASL_BROKERS": c.SASLBrokers, "KAFKA_SASL_TLS_BROKERS": c.SASLTLSBrokers, "KAFKA_TLS_BROKERS": c.TLSBrokers} {
+	for name, l := range map[string][]string{"KAFKA_FAULT_BROKERS": c.FaultBrokers, "KAFKA_SASL_BROKERS": c.SASLBrokers, "KAFKA_SASL_TLS_BROKERS": c.SASLTLSBrokers, "KAFKA_TLS_BROKERS": c.TLSBrokers} {
 		if len(l) > 0 && len(l) != len(c.Brokers) {
 			return nil, fmt.Errorf("ktesting: %s has %d addresses for %d KAFKA_BROKERS", name, len(l), len(c.Brokers))
 		}

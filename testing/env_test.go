@@ -252,3 +252,27 @@ func (f *fakeTB) runCleanups() {
 	}
 	f.cleanups = nil
 }
+
+func TestParseClusterFaultProxy(t *stdtesting.T) {
+	c, err := parseCluster(envWith(fullEnv, "KAFKA_FAULT_BROKERS", "127.0.0.1:29161,127.0.0.1:29162,127.0.0.1:29163",
+		"KAFKA_NETFAULT_CONTROL", "127.0.0.1:29170"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.FaultAddr(2); got != "127.0.0.1:29162" {
+		t.Errorf("FaultAddr(2) = %q", got)
+	}
+	if c.FaultControl != "127.0.0.1:29170" {
+		t.Errorf("FaultControl = %q", c.FaultControl)
+	}
+	if _, err := parseCluster(envWith(fullEnv, "KAFKA_FAULT_BROKERS", "127.0.0.1:29161")); err == nil {
+		t.Error("one fault address for three brokers: no error")
+	}
+	c, err = parseCluster(envWith(fullEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.FaultAddr(2); got != "" {
+		t.Errorf("FaultAddr(2) without the proxy = %q, want empty", got)
+	}
+}
