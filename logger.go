@@ -31,7 +31,8 @@ func SlogLogger(l *slog.Logger, level slog.Level) Logger {
 // ErrorLogger, ConsumerGroupConfig's): a Logger that implements it gets the
 // Reader's routing events as records with a level and attributes instead
 // of Printf lines. Reroutes come at Info (attributes topic, partition, from,
-// from_rack, to, to_rack, reason, leader), failures the Reader retries at
+// from_rack, to, to_rack, reason: the RerouteReason ID, reason_text: its
+// sentence, leader), failures the Reader retries at
 // Warn and errors returned to the application at Error (topic, partition,
 // broker, offset, error), and each commit of CommitInterval 0 at Debug
 // (group, generation, offsets). Other lines still come through Printf.

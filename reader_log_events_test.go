@@ -82,10 +82,10 @@ func TestSlogAdapterRoutingEvents(t *testing.T) {
 	rtExpect(t, r, 0, 8)
 	attrs, ok := h.find(slog.LevelInfo, "kafka reader: partition rerouted", map[string]string{
 		"topic": "t", "partition": "0", "from": "1", "from_rack": "a", "to": "2", "to_rack": "b",
-		"reason": string(ReroutePreferredReplica), "leader": "1",
+		"reason": "preferred_replica", "reason_text": "preferred replica", "leader": "1",
 	})
 	require.True(t, ok, "no reroute record in %q", h.messages())
-	assert.Len(t, attrs, 8)
+	assert.Len(t, attrs, 9)
 
 	c.Broker(2).Stop()
 	rtExpect(t, r, 8, 8) // maybe fetched before the stop (one fetch ahead)

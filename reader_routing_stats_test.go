@@ -8,30 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The exported reasons keep the strings Stats().Routing always used as
-// map keys: dashboards keyed by them must not break.
-func TestRerouteReasonValues(t *testing.T) {
-	want := map[RerouteReason]string{
-		ReroutePreferredReplica: "preferred replica",
-		RerouteTTL:              "preference expired",
-		RerouteFollowerFailed:   "follower failed",
-		RerouteFollowerGone:     "follower left the ISR",
-		RerouteUnknownReplica:   "preferred replica not in metadata or ISR",
-		RerouteLeaderChanged:    "leader changed",
-		RerouteLeaderPreferred:  "leader named no preference",
-		RerouteCoolingDown:      "preferred replica cooling down",
-		RerouteFlapDamped:       "replica switch budget used up",
-		RerouteLeaderError:      "leader failed",
-		RerouteStaleClient:      "client metadata stale",
-		RerouteClientChoice:     "client-selected replica",
-		RerouteFollowerLagging:  "follower lagging",
-	}
-	require.Len(t, RerouteReasons(), len(want))
-	for _, r := range RerouteReasons() {
-		assert.Equal(t, want[r], string(r))
-	}
-}
-
 // A rack-b Reader: the cumulative counters show the move to the rack-b
 // follower and its bytes, and reading Stats (which resets its own
 // counters) leaves them as they were.
@@ -124,7 +100,7 @@ func TestReaderRoutingStatsWithoutRack(t *testing.T) {
 	st := r.Stats()
 	require.Len(t, st.Routing, 1)
 	assert.Zero(t, st.Routing[0].SameRackBytes)
-	assert.Equal(t, s.Bytes, st.Routing[0].OtherRackBytes)
+	assert.Equal(t, s.Bytes, st.Routing[0].CrossRackBytes)
 }
 
 // Two Readers of one topic (one per partition, one of them also once
