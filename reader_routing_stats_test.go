@@ -27,7 +27,13 @@ func TestReaderRoutingStatsCumulative(t *testing.T) {
 	_ = r.Stats() // a second reader of the resetting stats
 	after := r.RoutingStats()
 	assert.Equal(t, before, after, "Stats() must not reset RoutingStats")
-	assert.Equal(t, st.Routing[0].SameRackBytes, after.SameRackBytes, "same-rack bytes agree with Stats().Routing")
+	// The first Stats since the start covers the same span as RoutingStats:
+	// one type, the same counters and the same position.
+	first := st.Routing[0]
+	want := after.Partitions[0]
+	assert.Equal(t, want, first, "Stats().Routing and RoutingStats describe the partition alike")
+	assert.Equal(t, first.Bytes, first.SameRackBytes+first.CrossRackBytes)
+	assert.Equal(t, first.SameRackRatio(), want.SameRackRatio())
 
 	assert.Equal(t, "b", after.Rack)
 	assert.Equal(t, int64(1), after.Reroutes[ReroutePreferredReplica])
