@@ -13,7 +13,7 @@
 //	kafka.reader.fetched_bytes{broker,rack}         counter, By: fetch response bytes from each broker
 //	kafka.reader.same_rack_bytes                    counter, By: from brokers in the Reader's rack
 //	kafka.reader.cross_rack_bytes                   counter, By: from the others (all without a Rack)
-//	kafka.reader.reroutes{reason}                   counter: moves of a partition's reads, by kafka.RerouteReason
+//	kafka.reader.reroutes{reason}                   counter: moves of a partition's reads, by kafka.RerouteReason ID (preferred_replica, …)
 //	kafka.reader.rack_inactive{cause}               gauge: 1 for each reason found why rack-aware fetching does nothing
 //	kafka.reader.partition.replica_info{topic,partition,broker,rack}  gauge: 1 for the broker a partition is read from now
 //	kafka.reader.partition.leader_info{topic,partition,broker}        gauge: 1 for the partition's leader as last seen

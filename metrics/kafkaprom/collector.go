@@ -11,7 +11,7 @@
 //	kafka_reader_fetched_bytes_total{broker,rack}   fetch response bytes read from each broker (rack: its broker.rack)
 //	kafka_reader_same_rack_bytes_total              bytes read from brokers in the Reader's rack
 //	kafka_reader_cross_rack_bytes_total             bytes read from the others (every byte without a Rack)
-//	kafka_reader_reroutes_total{reason}             moves of a partition's reads, by kafka.RerouteReason
+//	kafka_reader_reroutes_total{reason}             moves of a partition's reads, by kafka.RerouteReason ID (preferred_replica, …)
 //	kafka_reader_rack_inactive{cause}               1 for each reason found why rack-aware fetching does nothing
 //	kafka_reader_partition_replica_info{topic,partition,broker,rack}  1: the broker a partition is read from now
 //	kafka_reader_partition_leader_info{topic,partition,broker}        1: the partition's leader as last seen
