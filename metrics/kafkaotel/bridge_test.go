@@ -127,7 +127,7 @@ func TestBridgeOptions(t *testing.T) {
 	}
 	same, _ := point(rm, "app.reader.same_rack_bytes", attribute.String("client_id", "rack-b"))
 	assert.Positive(t, same)
-	inactive, ok := point(rm, "app.reader.rack_inactive", attribute.String("client_id", "rack-z"), attribute.String("cause", string(kafka.RackNoBrokerInRack)))
+	inactive, ok := point(rm, "app.reader.rack_inactive", attribute.String("client_id", "rack-z"), attribute.String("cause", "no_broker_in_rack"))
 	assert.True(t, ok && inactive == 1, "rack z has no broker")
 	_, ok = point(rm, "app.reader.rack_inactive", attribute.String("client_id", "rack-b"))
 	assert.False(t, ok, "rack b is served")

@@ -95,7 +95,7 @@ func TestCollectorOptions(t *testing.T) {
 	}
 	same, _ := value(fams, "app_reader_same_rack_bytes_total", "client_id", "rack-b")
 	assert.Positive(t, same)
-	inactive, ok := value(fams, "app_reader_rack_inactive", "client_id", "rack-z", "cause", string(kafka.RackNoBrokerInRack))
+	inactive, ok := value(fams, "app_reader_rack_inactive", "client_id", "rack-z", "cause", "no_broker_in_rack")
 	assert.True(t, ok && inactive == 1, "rack z has no broker")
 	_, ok = value(fams, "app_reader_rack_inactive", "client_id", "rack-b")
 	assert.False(t, ok, "rack b is served")
