@@ -126,3 +126,14 @@ func ExampleReader_RoutingStats() {
 	// broker 3 (rack c) served bytes: true
 	// moves to the preferred replica: 1
 }
+
+// A RerouteReason is a stable ID, the key of the Reroutes maps and the
+// metrics' reason label; its sentence is what log lines say.
+func ExampleRerouteReason() {
+	reason := kafka.RerouteFollowerLagging
+	fmt.Println(string(reason))
+	fmt.Println(reason.Sentence())
+	// Output:
+	// follower_lagging
+	// follower lagging
+}
