@@ -62,12 +62,16 @@ type ConnConfig struct {
 	Partition int
 	Broker    int
 	// Rack is the rack of the broker the connection goes to (kafka-go's
-	// meaning), reported by Conn.Broker.
+	// meaning), reported by Conn.Broker; the client's own rack is RackID.
 	Rack string
 
 	// RackID is the client's own rack. Fetches carry it (Fetch v11+) so the
 	// partition leader can name an in-sync replica in the same rack, reported
 	// by Batch.PreferredReadReplica.
+	//
+	// The client's rack is Rack on ReaderConfig (and on Writer, WriterConfig
+	// or Transport should they get one) and RackID on Dialer and ConnConfig,
+	// where kafka-go's ConnConfig.Rack already means the broker's rack.
 	RackID string
 
 	// TransactionalID is sent with produce requests; empty means none.

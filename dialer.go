@@ -60,7 +60,12 @@ type Dialer struct {
 	// RackID is the client's rack (client.rack in the Java client). Every
 	// fetch on connections of this Dialer carries it (Fetch v11+), so a
 	// broker with a replica selector can name an in-sync replica in the same
-	// rack: see Batch.PreferredReadReplica.
+	// rack: see Batch.PreferredReadReplica. A Reader with this Dialer and no
+	// ReaderConfig.Rack uses it as its Rack.
+	//
+	// The client's rack is Rack on ReaderConfig (and on Writer, WriterConfig
+	// or Transport should they get one) and RackID on Dialer and ConnConfig,
+	// where kafka-go's ConnConfig.Rack already means the broker's rack.
 	RackID string
 }
 

@@ -80,9 +80,9 @@ func ExampleReader_Stats_routing() {
 
 	for _, rt := range r.Stats().Routing {
 		fmt.Printf("%s/%d: broker %d (rack %s), leader %d\n", rt.Topic, rt.Partition, rt.Broker, rt.BrokerRack, rt.Leader)
-		fmt.Printf("moves to the preferred replica: %d\n", rt.Reroutes["preferred replica"])
-		// The only other-rack bytes are the leader's answer naming the replica.
-		fmt.Printf("most bytes from rack b: %v\n", rt.SameRackBytes > rt.OtherRackBytes)
+		fmt.Printf("moves to the preferred replica: %d\n", rt.Reroutes[kafka.ReroutePreferredReplica])
+		// The only cross-rack bytes are the leader's answer naming the replica.
+		fmt.Printf("most bytes from rack b: %v\n", rt.SameRackBytes > rt.CrossRackBytes)
 	}
 	// Output:
 	// payments/0: broker 2 (rack b), leader 1
@@ -125,4 +125,15 @@ func ExampleReader_RoutingStats() {
 	// rack c: 100% of the bytes from the same rack
 	// broker 3 (rack c) served bytes: true
 	// moves to the preferred replica: 1
+}
+
+// A RerouteReason is a stable ID, the key of the Reroutes maps and the
+// metrics' reason label; its sentence is what log lines say.
+func ExampleRerouteReason() {
+	reason := kafka.RerouteFollowerLagging
+	fmt.Println(string(reason))
+	fmt.Println(reason.Sentence())
+	// Output:
+	// follower_lagging
+	// follower lagging
 }

@@ -160,10 +160,10 @@ func (f *flRoute) poll(r *kafka.Reader) {
 		}
 		f.broker = pr.Broker
 		for k, v := range pr.Reroutes {
-			if f.reroutes[k] == 0 && v > 0 {
-				f.first[k] = time.Now()
+			if f.reroutes[string(k)] == 0 && v > 0 {
+				f.first[string(k)] = time.Now()
 			}
-			f.reroutes[k] += v
+			f.reroutes[string(k)] += v
 		}
 	}
 }
@@ -278,9 +278,9 @@ func TestReaderIntegrationFollowerLagThrottled(t *testing.T) {
 // nil on a cluster whose leaders name the replica, the client's choice on
 // one without a selector (TestRackClientSelection).
 func flThrottled(t *testing.T, c *ktesting.Cluster, sel kafka.ReplicaSelector) {
-	back := "preferred replica" // the reason of a move to the rack-b replica
+	back := string(kafka.ReroutePreferredReplica) // the reason of a move to the rack-b replica
 	if sel != nil {
-		back = "client-selected replica"
+		back = string(kafka.RerouteClientChoice)
 	}
 	a, b, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "b"), brokerInRack(t, c, "c")
 	rfTraceRouting(t)
@@ -365,7 +365,7 @@ func flThrottled(t *testing.T, c *ktesting.Cluster, sel kafka.ReplicaSelector) {
 	rejoined := false
 	if !assert.Eventually(t, func() bool {
 		poll()
-		if _, rr, _ := route.get(); rr["follower lagging"] > 0 {
+		if _, rr, _ := route.get(); rr[string(kafka.RerouteFollowerLagging)] > 0 {
 			return true
 		}
 		rejoined = inISR.still(ctx)
@@ -381,7 +381,7 @@ func flThrottled(t *testing.T, c *ktesting.Cluster, sel kafka.ReplicaSelector) {
 	} else {
 		waitFetches := route.fetchCount() - outFetches
 		_, rr, first := route.get()
-		left := first["follower lagging"]
+		left := first[string(kafka.RerouteFollowerLagging)]
 		// The reader may leave before the test sees the ISR shrink (its
 		// metadata polls trail): no wait then, and no rate.
 		if wait := left.Sub(outAt); wait > 0 {
@@ -435,8 +435,8 @@ func flThrottled(t *testing.T, c *ktesting.Cluster, sel kafka.ReplicaSelector) {
 	}
 
 	_, rr, _ := route.get()
-	t.Logf("LAGFIGURE moves off the lagging follower before the throttle was removed: %d", rr["follower lagging"])
-	assert.LessOrEqual(t, rr["follower lagging"], int64(3), "the lagging follower tried again and again")
+	t.Logf("LAGFIGURE moves off the lagging follower before the throttle was removed: %d", rr[string(kafka.RerouteFollowerLagging)])
+	assert.LessOrEqual(t, rr[string(kafka.RerouteFollowerLagging)], int64(3), "the lagging follower tried again and again")
 
 	// Remove the throttle: the follower catches up, rejoins the ISR, the
 	// leader names it again and the reader returns.

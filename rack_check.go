@@ -14,22 +14,41 @@ import (
 // part (fed events, no I/O, no clock); reader_rack_check.go feeds it.
 
 // RackInactiveCause says why rack-aware fetching (ReaderConfig.Rack) is not
-// taking effect.
+// taking effect. As RerouteReason, its value is a stable machine-readable
+// ID ([a-z_]+), the cause label of the metrics modules; Sentence is the
+// text log lines show.
 type RackInactiveCause string
 
 const (
-	// RackNoReplicaSelector: the leaders answer fetches carrying the rack
-	// without naming a preferred replica, although an in-sync replica is
-	// in the client's rack: the brokers lack replica.selector.class
+	// RackNoReplicaSelector ("no_replica_selector"): the leaders answer
+	// fetches carrying the rack without naming a preferred replica,
+	// although an in-sync replica is in the client's rack: the brokers lack
+	// replica.selector.class
 	// (org.apache.kafka.common.replica.RackAwareReplicaSelector).
-	RackNoReplicaSelector RackInactiveCause = "no replica selector"
-	// RackNoBrokerInRack: no broker has broker.rack equal to the client's
-	// rack (a typo, or AZ names where the brokers use AZ IDs).
-	RackNoBrokerInRack RackInactiveCause = "no broker in the client's rack"
-	// RackFetchTooOld: a broker supports Fetch only below v11 (Kafka
-	// before 2.4), which cannot carry the rack.
-	RackFetchTooOld RackInactiveCause = "brokers below Fetch v11"
+	RackNoReplicaSelector RackInactiveCause = "no_replica_selector"
+	// RackNoBrokerInRack ("no_broker_in_rack"): no broker has broker.rack
+	// equal to the client's rack (a typo, or AZ names where the brokers use
+	// AZ IDs).
+	RackNoBrokerInRack RackInactiveCause = "no_broker_in_rack"
+	// RackFetchTooOld ("fetch_too_old"): a broker supports Fetch only below
+	// v11 (Kafka before 2.4), which cannot carry the rack.
+	RackFetchTooOld RackInactiveCause = "fetch_too_old"
 )
+
+// Sentence is the English text of the cause, as log lines show it. It may
+// be reworded; match on the cause itself. An unknown cause's sentence is
+// its ID.
+func (c RackInactiveCause) Sentence() string {
+	switch c {
+	case RackNoReplicaSelector:
+		return "no replica selector"
+	case RackNoBrokerInRack:
+		return "no broker in the client's rack"
+	case RackFetchTooOld:
+		return "brokers below Fetch v11"
+	}
+	return string(c)
+}
 
 // RackInactive is one cause, found by the Reader, of rack-aware fetching
 // not taking effect.
@@ -45,7 +64,7 @@ type RackInactive struct {
 }
 
 func (ri RackInactive) String() string {
-	return "rack-aware fetching is inactive (" + string(ri.Cause) + "): " + ri.Detail
+	return "rack-aware fetching is inactive (" + ri.Cause.Sentence() + "): " + ri.Detail
 }
 
 // The leader of a partition with an in-sync replica in the client's rack

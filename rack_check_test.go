@@ -197,3 +197,22 @@ func TestRackInactiveString(t *testing.T) {
 	assert.True(t, strings.HasPrefix(s, "rack-aware fetching is inactive (no broker in the client's rack): "), s)
 	assert.Nil(t, f.Brokers)
 }
+
+// The causes are metric label values like the reroute reasons: stable IDs
+// of [a-z_]+, each with a sentence of its own for the logs.
+func TestRackInactiveCauseIDs(t *testing.T) {
+	want := map[RackInactiveCause]string{
+		RackNoReplicaSelector: "no_replica_selector",
+		RackNoBrokerInRack:    "no_broker_in_rack",
+		RackFetchTooOld:       "fetch_too_old",
+	}
+	sentences := map[string]bool{}
+	for c, id := range want {
+		assert.Equal(t, id, string(c))
+		assert.Regexp(t, `^[a-z_]+$`, string(c))
+		assert.NotEqual(t, id, c.Sentence(), "cause %q has no sentence", c)
+		assert.False(t, sentences[c.Sentence()], "sentence %q used twice", c.Sentence())
+		sentences[c.Sentence()] = true
+	}
+	assert.Equal(t, "some_cause", RackInactiveCause("some_cause").Sentence())
+}

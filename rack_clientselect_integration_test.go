@@ -192,7 +192,7 @@ func csSteadyState(t *testing.T, c *ktesting.Cluster) {
 	assert.GreaterOrEqual(t, stats, 0.99, "same-rack share per the stats")
 	assert.GreaterOrEqual(t, sock, 0.99, "same-rack share at the sockets")
 	for p, rr := range rkReroutes(s0, s1) {
-		assert.Equal(t, map[string]int64{"client-selected replica": 1}, rr, "partition %d: one move, to the client's choice", p)
+		assert.Equal(t, map[string]int64{string(kafka.RerouteClientChoice): 1}, rr, "partition %d: one move, to the client's choice", p)
 	}
 
 	// Partition 1 (led in rack c) moves its leadership to rack a: the
@@ -380,7 +380,7 @@ func csGroup(t *testing.T, c *ktesting.Cluster) {
 			m.mu.Lock()
 			for _, pr := range st.Routing {
 				m.same += pr.SameRackBytes
-				m.other += pr.OtherRackBytes
+				m.other += pr.CrossRackBytes
 				if pr.Broker >= 0 {
 					m.parts[pr.Partition] = pr.BrokerRack
 				} else {

@@ -276,9 +276,9 @@ func (m *rkMonitor) poll() {
 			}
 			ps := &m.parts[pr.Partition]
 			ps.same += pr.SameRackBytes
-			ps.other += pr.OtherRackBytes
+			ps.other += pr.CrossRackBytes
 			for k, v := range pr.Reroutes {
-				ps.reroutes[k] += v
+				ps.reroutes[string(k)] += v
 			}
 			ps.broker, ps.leader = pr.Broker, pr.Leader
 			if pr.SameRackBytes > 0 && m.firstSame[pr.Partition].IsZero() {
@@ -953,7 +953,7 @@ func TestRackIntegrationSteadyState(t *testing.T) {
 	for p := range rr {
 		n := rkCount(rr[p])
 		total += n
-		other := n - rr[p]["preference expired"] - rr[p]["preferred replica"]
+		other := n - rr[p][string(kafka.RerouteTTL)] - rr[p][string(kafka.ReroutePreferredReplica)]
 		if other > 0 || n > renewals {
 			t.Errorf("partition %d: routing changes in steady state: %v (allowed: %d TTL renewals)", p, rr[p], renewals)
 		}

@@ -248,7 +248,17 @@ type ReaderConfig struct {
 	// replica fails, falls out of the ISR, or the preference expires.
 	// Offsets (first, last, by time) are always resolved at the leader.
 	//
-	// Empty: every partition is read from its leader.
+	// When it cannot take effect (no broker in the rack, no replica
+	// selector on the brokers, brokers below Fetch v11) the Reader logs why
+	// once at Warn, through ErrorLogger, else Logger, else slog.Default(),
+	// and lists it in Stats().RackInactive.
+	//
+	// Empty: Dialer.RackID, if set; else every partition is read from its
+	// leader.
+	//
+	// The client's rack is Rack on ReaderConfig (and on Writer, WriterConfig
+	// or Transport should they get one) and RackID on Dialer and ConnConfig,
+	// where kafka-go's ConnConfig.Rack already means the broker's rack.
 	Rack string
 
 	// RackPreferenceTTL bounds how long a preferred replica is read before

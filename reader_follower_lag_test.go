@@ -66,7 +66,7 @@ func TestReaderFollowerLagLeavesForLeader(t *testing.T) {
 	assert.LessOrEqual(t, fetches, 10, "the reader spun at the follower")
 	assert.NotEmpty(t, log.find("broker 2 (rack b) → broker 1 (rack a), follower lagging"), "no reroute line in %q", log.lines)
 	rt := r.Stats().Routing[0]
-	assert.Equal(t, int64(1), rt.Reroutes["follower lagging"])
+	assert.Equal(t, int64(1), rt.Reroutes[RerouteFollowerLagging])
 	assert.Equal(t, 1, rt.Broker)
 }
 
@@ -103,6 +103,6 @@ func TestReaderFollowerLagOutOfRangeWaits(t *testing.T) {
 	rtExpect(t, r, 20, 4)
 	rt := r.Stats().Routing[0]
 	assert.Equal(t, 2, rt.Broker, "not reading from the caught-up follower")
-	assert.Zero(t, rt.Reroutes["follower failed"], "the follower behind was taken as failed: %v", rt.Reroutes)
+	assert.Zero(t, rt.Reroutes[RerouteFollowerFailed], "the follower behind was taken as failed: %v", rt.Reroutes)
 	assert.Empty(t, log.find("follower failed"))
 }

@@ -275,7 +275,7 @@ func riRack(t *testing.T, c *ktesting.Cluster, setRack func(*kafka.ReaderConfig)
 	}
 	rt := st.Routing[0]
 	t.Logf("routing: %+v, same-rack share %.4f", rt, rt.SameRackRatio())
-	if rt.Broker != b || rt.BrokerRack != "b" || rt.Leader != a || rt.Reroutes["preferred replica"] < 1 {
+	if rt.Broker != b || rt.BrokerRack != "b" || rt.Leader != a || rt.Reroutes[kafka.ReroutePreferredReplica] < 1 {
 		t.Errorf("routing: %+v, want broker %d (rack b), leader %d", rt, b, a)
 	}
 	if rt.SameRackRatio() < 0.99 {
@@ -287,7 +287,7 @@ func riRack(t *testing.T, c *ktesting.Cluster, setRack func(*kafka.ReaderConfig)
 	// New messages are read from the follower too.
 	riProduce(t, c, topic, 3000, 100, nil)
 	riExpect(t, ctx, r, 3000, 100)
-	if rt := r.Stats().Routing[0]; rt.Broker != b || rt.OtherRackBytes > rt.SameRackBytes/100 {
+	if rt := r.Stats().Routing[0]; rt.Broker != b || rt.CrossRackBytes > rt.SameRackBytes/100 {
 		t.Errorf("after new messages: %+v", rt)
 	}
 }

@@ -37,9 +37,10 @@ func (f *fetcher) logReroute(from, to Broker, fromID, toID int, reason RerouteRe
 		slog.String("topic", f.tp.topic), slog.Int("partition", f.tp.partition),
 		slog.Int("from", fromID), slog.String("from_rack", from.Rack),
 		slog.Int("to", toID), slog.String("to_rack", to.Rack),
-		slog.String("reason", string(reason)), slog.Int("leader", f.meta.Leader.ID),
+		slog.String("reason", string(reason)), slog.String("reason_text", reason.Sentence()),
+		slog.Int("leader", f.meta.Leader.ID),
 	}, "kafka reader: partition %s: broker %d (rack %s) → broker %d (rack %s), %s",
-		f.tp, fromID, rackName(from.Rack), toID, rackName(to.Rack), reason)
+		f.tp, fromID, rackName(from.Rack), toID, rackName(to.Rack), reason.Sentence())
 }
 
 // logFailure logs a failure of a fetch at broker: at Warn when the Reader

@@ -82,10 +82,10 @@ func TestSlogAdapterRoutingEvents(t *testing.T) {
 	rtExpect(t, r, 0, 8)
 	attrs, ok := h.find(slog.LevelInfo, "kafka reader: partition rerouted", map[string]string{
 		"topic": "t", "partition": "0", "from": "1", "from_rack": "a", "to": "2", "to_rack": "b",
-		"reason": string(ReroutePreferredReplica), "leader": "1",
+		"reason": "preferred_replica", "reason_text": "preferred replica", "leader": "1",
 	})
 	require.True(t, ok, "no reroute record in %q", h.messages())
-	assert.Len(t, attrs, 8)
+	assert.Len(t, attrs, 9)
 
 	c.Broker(2).Stop()
 	rtExpect(t, r, 8, 8) // maybe fetched before the stop (one fetch ahead)
@@ -119,22 +119,24 @@ func TestSlogAdapterReturnedErrorIsError(t *testing.T) {
 	assert.Contains(t, attrs["error"], "Authorization")
 }
 
-// SlogLogger keeps its behaviour: preformatted lines at its one level.
-func TestSlogLoggerUnchanged(t *testing.T) {
-	c := rtRackCluster(t, true)
-	rtAppend(c, 0, 0, 4)
+// The adapter's Printf lines come preformatted at its Level, none when the
+// handler drops that level; a nil Logger is slog.Default().
+func TestSlogAdapterPrintfLevel(t *testing.T) {
 	h := &slogRecords{}
-	r := rtReader(t, c, func(cfg *ReaderConfig) {
-		cfg.Rack, cfg.MaxBytes = "b", 1
-		cfg.Logger = SlogLogger(slog.New(h), slog.LevelWarn)
-	})
-	rtExpect(t, r, 0, 4)
-	found := false
-	for _, m := range h.messages() {
-		assert.True(t, strings.HasPrefix(m, "WARN "), "record %q not at the logger's level", m)
-		found = found || strings.Contains(m, "broker 1 (rack a) → broker 2 (rack b), preferred replica")
-	}
-	assert.True(t, found, "no reroute line in %q", h.messages())
+	NewSlogAdapter(slog.New(h), slog.LevelWarn).Printf("kafka reader: broker %d gone", 3)
+	assert.Equal(t, []string{"WARN kafka reader: broker 3 gone"}, h.messages())
+
+	var quiet strings.Builder
+	NewSlogAdapter(slog.New(slog.NewTextHandler(&quiet, nil)), slog.LevelDebug).Printf("dropped")
+	assert.Empty(t, quiet.String(), "a Debug line through an Info handler")
+
+	restore := slog.Default()
+	t.Cleanup(func() { slog.SetDefault(restore) })
+	def := &slogRecords{}
+	slog.SetDefault(slog.New(def))
+	(&SlogAdapter{Level: slog.LevelInfo}).Printf("to the default")
+	(&SlogAdapter{}).LogAttrs(context.Background(), slog.LevelWarn, "a record")
+	assert.Equal(t, []string{"INFO to the default", "WARN a record"}, def.messages())
 }
 
 // With CommitInterval 0 a commit per message is not logged by a plain

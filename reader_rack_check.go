@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -11,10 +12,11 @@ import (
 // rackCheck feeds the rackDetector (rack_check.go) of a share of Readers
 // (engineShare: one check for all, keyed by broker and partition) with
 // what the fetchers and the engine's dials see, and reports each cause it
-// finds once per share, through ErrorLogger (else Logger): a Reader asked to read in its
-// rack that cannot is a configuration fault costing cross-rack traffic,
-// which belongs where faults are watched, not among the Logger's routine
-// lines (which many programs drop).
+// finds once per share, at Warn through ErrorLogger (else Logger, else
+// slog.Default()): a Reader asked to read in its rack that cannot is a
+// configuration fault costing cross-rack traffic, which belongs where
+// faults are watched, not among the Logger's routine lines (which many
+// programs drop), and is never silent.
 type rackCheck struct {
 	mu       sync.Mutex
 	d        *rackDetector // made at first use, when the Reader has a rack
@@ -46,9 +48,7 @@ func (s *engineShare) rackDialed(id int, c *Conn) {
 	rc.mu.Lock()
 	found := rc.detector(rack).versions(time.Now(), id, vs[protocol.Fetch].Max)
 	rc.mu.Unlock()
-	if found != nil {
-		s.logf(true, "kafka reader: %s", found)
-	}
+	reportRackInactive(s.anyMember(), rack, found)
 }
 
 // rackFetched tells the check how broker answered a fetch of f's partition
@@ -96,9 +96,30 @@ func (r *Reader) rackFetched(ctx context.Context, f *fetcher, broker, preferred 
 
 // rackReport logs a cause found.
 func (r *Reader) rackReport(found *RackInactive) {
-	if found != nil {
-		r.errorf("kafka reader: %s", found)
+	reportRackInactive(r, r.config.Rack, found)
+}
+
+// reportRackInactive logs a cause found of rack-aware fetching being
+// inactive for the Readers of rack, at Warn: through r's ErrorLogger, else
+// its Logger, else (no Logger given, or no Reader left) slog.Default().
+func reportRackInactive(r *Reader, rack string, found *RackInactive) {
+	if found == nil {
+		return
 	}
+	var l Logger
+	if r != nil {
+		l = r.config.ErrorLogger
+		if l == nil {
+			l = r.config.Logger
+		}
+	}
+	if l == nil {
+		l = &SlogAdapter{Level: slog.LevelWarn} // slog.Default() when it logs
+	}
+	logEventTo(l, slog.LevelWarn, "kafka reader: rack-aware fetching is inactive", []slog.Attr{
+		slog.String("rack", rack), slog.String("cause", string(found.Cause)),
+		slog.Any("brokers", found.Brokers), slog.String("detail", found.Detail),
+	}, "kafka reader: %s", found)
 }
 
 // rackStatus returns the causes found so far, in the order found.

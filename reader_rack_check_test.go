@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -101,4 +102,74 @@ func TestReaderRackCheckOffWithoutRack(t *testing.T) {
 	r := rcRead(t, c, "", errs, nil)
 	assert.Nil(t, r.Stats().RackInactive)
 	assert.Empty(t, rcLines(errs, rcLine))
+}
+
+// Without a Logger a rack that cannot take effect still reaches
+// slog.Default() at Warn, once for the share of partition Readers however
+// many partitions they read; a Reader with a Logger leaves slog.Default()
+// alone.
+func TestReaderRackCheckWarnsThroughSlogDefault(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		rack   string
+		old    bool // brokers below Fetch v11
+		logger bool
+		cause  RackInactiveCause
+	}{
+		{name: "no broker in the rack", rack: "us-east-1a", cause: RackNoBrokerInRack},
+		{name: "brokers too old", rack: "b", old: true, cause: RackFetchTooOld},
+		{name: "a Logger given", rack: "us-east-1a", logger: true, cause: RackNoBrokerInRack},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			def := &slogRecords{}
+			restore := slog.Default()
+			slog.SetDefault(slog.New(def))
+			t.Cleanup(func() { slog.SetDefault(restore) })
+
+			const partitions = 3
+			c := rtCluster(t, fakebroker.Config{Brokers: 3, Racks: []string{"a", "b", "c"}, RackAwareSelector: true}, partitions, 3)
+			if tc.old {
+				for id := int32(1); id <= 3; id++ {
+					c.Broker(id).SetMaxVersion(protocol.Fetch, 10)
+				}
+			}
+			info := &rtLogger{}
+			var readers []*Reader
+			for p := 0; p < partitions; p++ {
+				c.AppendRecords("t", int32(p), "x", "y")
+				readers = append(readers, rtReader(t, c, func(cfg *ReaderConfig) {
+					cfg.Partition, cfg.Rack = p, tc.rack
+					if tc.logger {
+						cfg.Logger = info
+					}
+				}))
+			}
+			ctx := rtCtx(t)
+			for _, r := range readers {
+				for i := 0; i < 2; i++ {
+					_, err := r.FetchMessage(ctx)
+					require.NoError(t, err, "partition %d", r.config.Partition)
+				}
+				require.Len(t, r.Stats().RackInactive, 1, "partition %d", r.config.Partition)
+				assert.Equal(t, tc.cause, r.Stats().RackInactive[0].Cause)
+			}
+
+			var warned []string
+			for _, m := range def.messages() {
+				if strings.Contains(m, rcLine) {
+					warned = append(warned, m)
+				}
+			}
+			if tc.logger {
+				assert.Empty(t, warned, "slog.Default() used although a Logger was given")
+				assert.Len(t, rcLines(info, rcLine), 1, "log: %q", info.lines)
+				return
+			}
+			assert.Equal(t, []string{"WARN kafka reader: rack-aware fetching is inactive"}, warned,
+				"one warning for the share of %d partition Readers", partitions)
+			_, ok := def.find(slog.LevelWarn, "kafka reader: rack-aware fetching is inactive",
+				map[string]string{"rack": tc.rack, "cause": string(tc.cause)})
+			assert.True(t, ok, "attributes of %q", def.messages())
+		})
+	}
 }

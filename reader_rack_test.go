@@ -55,7 +55,7 @@ func TestReaderRackReadsFromSameRackReplica(t *testing.T) {
 	}
 	st := r.Stats()
 	rt := st.Routing[0]
-	if rt.Broker != 2 || rt.BrokerRack != "b" || rt.Leader != 1 || rt.Reroutes["preferred replica"] != 1 || rt.SameRackRatio() < 0.9 {
+	if rt.Broker != 2 || rt.BrokerRack != "b" || rt.Leader != 1 || rt.Reroutes[ReroutePreferredReplica] != 1 || rt.SameRackRatio() < 0.9 {
 		t.Errorf("routing: %+v (same-rack ratio %.3f)", rt, rt.SameRackRatio())
 	}
 }

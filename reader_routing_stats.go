@@ -20,7 +20,7 @@ type RoutingStats struct {
 
 	// SameRackBytes counts the bytes read from brokers in the Reader's
 	// rack, CrossRackBytes the others: without a Rack every byte is
-	// cross-rack, as Stats().Routing's OtherRackBytes.
+	// cross-rack.
 	SameRackBytes  int64
 	CrossRackBytes int64
 
@@ -53,7 +53,10 @@ type BrokerRoutingStats struct {
 }
 
 // PartitionRoutingStats is the routing of one partition: where it is read
-// now, and cumulative counters since the Reader started.
+// now, the bytes read from brokers in and out of the client's rack, and the
+// moves of its reads. In RoutingStats its counters (Bytes, SameRackBytes,
+// CrossRackBytes, Reroutes) are cumulative since the Reader started; in
+// ReaderStats.Routing they cover the time since the previous call to Stats.
 type PartitionRoutingStats struct {
 	Topic     string
 	Partition int
@@ -64,10 +67,15 @@ type PartitionRoutingStats struct {
 	BrokerRack string
 	Leader     int
 
+	// Bytes counts the fetch response bytes read, SameRackBytes those from
+	// brokers in the Reader's rack, CrossRackBytes the others (every byte
+	// without a Rack).
 	Bytes          int64
 	SameRackBytes  int64
 	CrossRackBytes int64
-	Reroutes       map[RerouteReason]int64
+
+	// Reroutes counts the moves from one broker to another by reason.
+	Reroutes map[RerouteReason]int64
 
 	// Offset is the next offset to fetch; HighWatermark the leader's high
 	// watermark as last known (from the leader's fetch answers and
@@ -96,6 +104,16 @@ func (s RoutingStats) SameRackRatio() float64 {
 		return 0
 	}
 	return float64(s.SameRackBytes) / float64(s.Bytes)
+}
+
+// SameRackRatio is the share of the partition's bytes read from brokers in
+// the Reader's rack (0 when nothing was read).
+func (p PartitionRoutingStats) SameRackRatio() float64 {
+	total := p.SameRackBytes + p.CrossRackBytes
+	if total == 0 {
+		return 0
+	}
+	return float64(p.SameRackBytes) / float64(total)
 }
 
 // RoutingStats returns the Reader's cumulative routing counters. It may be
@@ -202,6 +220,25 @@ func (t *routingTotals) leaderHighWatermark(tp topicPartition, hw int64) {
 	}
 }
 
+// positions fills in the current position of each partition in ps.
+func (t *routingTotals) positions(ps []PartitionRoutingStats) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := range ps {
+		if p := t.partitions[topicPartition{ps[i].Topic, ps[i].Partition}]; p != nil {
+			ps[i].Offset, ps[i].HighWatermark, ps[i].Lag = p.offset, p.hw, p.lag()
+		}
+	}
+}
+
+// lag is the partition's lag, -1 while unknown.
+func (p *partitionTotals) lag() int64 {
+	if p.offset >= 0 && p.hw >= 0 {
+		return max(0, p.hw-p.offset)
+	}
+	return -1
+}
+
 // snapshot copies the counters; rack is the Reader's.
 func (t *routingTotals) snapshot(rack string) RoutingStats {
 	t.mu.Lock()
@@ -223,10 +260,7 @@ func (t *routingTotals) snapshot(rack string) RoutingStats {
 			Topic: tp.topic, Partition: tp.partition, Broker: -1, Leader: -1,
 			Bytes: p.bytes, SameRackBytes: p.same, CrossRackBytes: p.cross,
 			Reroutes: make(map[RerouteReason]int64, len(p.reroutes)),
-			Offset:   p.offset, HighWatermark: p.hw, Lag: -1,
-		}
-		if p.offset >= 0 && p.hw >= 0 {
-			ps.Lag = max(0, p.hw-p.offset)
+			Offset:   p.offset, HighWatermark: p.hw, Lag: p.lag(),
 		}
 		for reason, n := range p.reroutes {
 			ps.Reroutes[reason] = n

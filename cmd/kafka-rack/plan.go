@@ -47,7 +47,8 @@ type PartitionPlan struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Reasons, worded as the Reader's routing stats word them where they match.
+// Reasons, worded as the Reader's log lines word them (RerouteReason.Sentence)
+// where they match.
 const (
 	reasonPreferred     = "preferred replica"
 	reasonNotInISR      = "preferred replica not in metadata or ISR"

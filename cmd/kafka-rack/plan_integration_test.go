@@ -138,7 +138,7 @@ func TestKafkaRackPlanMatchesReader(t *testing.T) {
 
 // readerRoute reads n messages of topic/partition with a Reader in rack
 // and returns the partition's routing once they are read.
-func readerRoute(t *testing.T, ctx context.Context, c *ktesting.Cluster, topic string, partition int, rack string, n int) kafka.PartitionRouting {
+func readerRoute(t *testing.T, ctx context.Context, c *ktesting.Cluster, topic string, partition int, rack string, n int) kafka.PartitionRoutingStats {
 	t.Helper()
 	r := kafka.NewReader(kafka.ReaderConfig{Brokers: c.Brokers, Topic: topic, Partition: partition, Rack: rack, MaxWait: 500 * time.Millisecond})
 	defer r.Close()
@@ -153,7 +153,7 @@ func readerRoute(t *testing.T, ctx context.Context, c *ktesting.Cluster, topic s
 		}
 	}
 	t.Fatalf("Reader of %s/%d: no routing in its stats", topic, partition)
-	return kafka.PartitionRouting{}
+	return kafka.PartitionRoutingStats{}
 }
 
 func hasWarning(ws []string, s string) bool {

@@ -16,15 +16,15 @@ import (
 // watchTick is one -watch report: the routing of every partition, and
 // the bytes of them all.
 type watchTick struct {
-	Time    time.Time                `json:"time"`
-	Routing []kafka.PartitionRouting `json:"routing"`
-	Total   watchTotal               `json:"total"`
+	Time    time.Time                     `json:"time"`
+	Routing []kafka.PartitionRoutingStats `json:"routing"`
+	Total   watchTotal                    `json:"total"`
 }
 
 // watchTotal sums the partitions' bytes since the previous tick.
 type watchTotal struct {
 	SameRackBytes  int64 `json:"same_rack_bytes"`
-	OtherRackBytes int64 `json:"other_rack_bytes"`
+	CrossRackBytes int64 `json:"cross_rack_bytes"`
 }
 
 // watch reads every partition from its end with a Reader in cfg.Rack (one
@@ -85,7 +85,7 @@ func watch(ctx context.Context, cfg *config, partitions []topicPartition, w io.W
 			})
 			for _, r := range t.Routing {
 				t.Total.SameRackBytes += r.SameRackBytes
-				t.Total.OtherRackBytes += r.OtherRackBytes
+				t.Total.CrossRackBytes += r.CrossRackBytes
 			}
 			if err := writeTick(w, t, cfg); err != nil {
 				return err
@@ -115,12 +115,12 @@ func writeTick(w io.Writer, t watchTick, cfg *config) error {
 	}
 	var b strings.Builder
 	for _, r := range t.Routing {
-		fmt.Fprintf(&b, "%s  %s/%d: broker %d (%s), leader %d, %s rack; last second %d B same-rack, %d B other-rack",
+		fmt.Fprintf(&b, "%s  %s/%d: broker %d (%s), leader %d, %s rack; last second %d B same-rack, %d B cross-rack",
 			t.Time.Format("15:04:05"), r.Topic, r.Partition, r.Broker, orDash(r.BrokerRack), r.Leader, inOut(r.BrokerRack == cfg.Rack),
-			r.SameRackBytes, r.OtherRackBytes)
+			r.SameRackBytes, r.CrossRackBytes)
 		reasons := make([]string, 0, len(r.Reroutes))
 		for reason, n := range r.Reroutes {
-			reasons = append(reasons, fmt.Sprintf("%s ×%d", reason, n))
+			reasons = append(reasons, fmt.Sprintf("%s ×%d", reason.Sentence(), n))
 		}
 		sort.Strings(reasons)
 		if len(reasons) > 0 {
@@ -128,10 +128,10 @@ func writeTick(w io.Writer, t watchTick, cfg *config) error {
 		}
 		b.WriteByte('\n')
 	}
-	same, other := t.Total.SameRackBytes, t.Total.OtherRackBytes
-	fmt.Fprintf(&b, "%s  total: %d B same-rack, %d B other-rack", t.Time.Format("15:04:05"), same, other)
-	if same+other > 0 {
-		fmt.Fprintf(&b, " (%.1f%% in rack)", 100*float64(same)/float64(same+other))
+	same, cross := t.Total.SameRackBytes, t.Total.CrossRackBytes
+	fmt.Fprintf(&b, "%s  total: %d B same-rack, %d B cross-rack", t.Time.Format("15:04:05"), same, cross)
+	if same+cross > 0 {
+		fmt.Fprintf(&b, " (%.1f%% in rack)", 100*float64(same)/float64(same+cross))
 	}
 	b.WriteByte('\n')
 	if _, err := io.WriteString(w, b.String()); err != nil {

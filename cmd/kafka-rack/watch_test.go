@@ -40,17 +40,17 @@ func TestKafkaRackWatchClientSelect(t *testing.T) {
 // Each tick ends with the bytes of every partition together.
 func TestKafkaRackWatchTotal(t *testing.T) {
 	tick := watchTick{Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-		Routing: []kafka.PartitionRouting{
+		Routing: []kafka.PartitionRoutingStats{
 			{Topic: "t", Partition: 0, Broker: 2, BrokerRack: "b", Leader: 1, SameRackBytes: 300},
-			{Topic: "u", Partition: 1, Broker: 3, BrokerRack: "c", Leader: 3, OtherRackBytes: 100},
+			{Topic: "u", Partition: 1, Broker: 3, BrokerRack: "c", Leader: 3, CrossRackBytes: 100},
 		},
-		Total: watchTotal{SameRackBytes: 300, OtherRackBytes: 100},
+		Total: watchTotal{SameRackBytes: 300, CrossRackBytes: 100},
 	}
 	var out bytes.Buffer
 	require.NoError(t, writeTick(&out, tick, &config{Rack: "b"}))
 	assert.Contains(t, out.String(), "03:04:05  t/0: broker 2 (b), leader 1, in rack")
 	assert.Contains(t, out.String(), "03:04:05  u/1: broker 3 (c), leader 3, out of rack")
-	assert.Contains(t, out.String(), "03:04:05  total: 300 B same-rack, 100 B other-rack (75.0% in rack)\n")
+	assert.Contains(t, out.String(), "03:04:05  total: 300 B same-rack, 100 B cross-rack (75.0% in rack)\n")
 }
 
 func TestKafkaRackWatchReaderConfig(t *testing.T) {

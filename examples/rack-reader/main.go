@@ -47,8 +47,8 @@ func main() {
 		StartOffset: kafka.FirstOffset,
 		// Commit once a second instead of after every message.
 		CommitInterval: time.Second,
-		Logger:         kafka.SlogLogger(logger, slog.LevelInfo),
-		ErrorLogger:    kafka.SlogLogger(logger, slog.LevelError),
+		Logger:         kafka.NewSlogAdapter(logger, slog.LevelInfo),
+		ErrorLogger:    kafka.NewSlogAdapter(logger, slog.LevelError),
 	})
 	defer reader.Close()
 

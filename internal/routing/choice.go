@@ -92,7 +92,7 @@ func Readable(p Partition, ok func(id int) bool) Partition {
 
 // ReasonClientChoice labels a move to the replica the client's
 // ReplicaSelector picked.
-const ReasonClientChoice Reason = "client-selected replica"
+const ReasonClientChoice Reason = "client_selected"
 
 // clientChoice returns the follower the client's selector picks for the
 // partition now, or -1 for the leader (no selector, no pick, the leader

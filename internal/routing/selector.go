@@ -159,26 +159,27 @@ type Event struct {
 	Partition Partition // EventMetadata: the partition's current metadata
 }
 
-// Reason names why reads moved; it labels stats and log lines. The kafka
-// package exports the values as RerouteReason constants (reroute_reason.go):
-// they are part of its API and never change.
+// Reason names why reads moved. The values are stable machine-readable IDs
+// ([a-z_]+): the kafka package exports them as RerouteReason constants
+// (reroute_reason.go), metrics use them as label values, and they never
+// change; the sentence a log line shows is RerouteReason.Sentence.
 type Reason string
 
 const (
-	ReasonPreferred       Reason = "preferred replica"
-	ReasonTTL             Reason = "preference expired"
-	ReasonFollowerFailed  Reason = "follower failed"
-	ReasonFollowerGone    Reason = "follower left the ISR"
-	ReasonUnknownReplica  Reason = "preferred replica not in metadata or ISR"
-	ReasonLeaderChanged   Reason = "leader changed"
-	ReasonLeaderPreferred Reason = "leader named no preference"
-	ReasonFollowerLagging Reason = "follower lagging"
+	ReasonPreferred       Reason = "preferred_replica"
+	ReasonTTL             Reason = "preference_expired"
+	ReasonFollowerFailed  Reason = "follower_failed"
+	ReasonFollowerGone    Reason = "follower_left_isr"
+	ReasonUnknownReplica  Reason = "unknown_replica"
+	ReasonLeaderChanged   Reason = "leader_changed"
+	ReasonLeaderPreferred Reason = "leader_no_preference"
+	ReasonFollowerLagging Reason = "follower_lagging"
 
 	// Labels of decisions that stay where they are (Changed is false).
-	ReasonCoolingDown Reason = "preferred replica cooling down"
-	ReasonFlapDamped  Reason = "replica switch budget used up"
-	ReasonLeaderError Reason = "leader failed"
-	ReasonStaleClient Reason = "client metadata stale"
+	ReasonCoolingDown Reason = "replica_cooling_down"
+	ReasonFlapDamped  Reason = "flap_damped"
+	ReasonLeaderError Reason = "leader_failed"
+	ReasonStaleClient Reason = "stale_metadata"
 )
 
 // Decision is the state machine's output: where and when to fetch next.

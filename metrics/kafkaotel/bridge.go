@@ -13,8 +13,8 @@
 //	kafka.reader.fetched_bytes{broker,rack}         counter, By: fetch response bytes from each broker
 //	kafka.reader.same_rack_bytes                    counter, By: from brokers in the Reader's rack
 //	kafka.reader.cross_rack_bytes                   counter, By: from the others (all without a Rack)
-//	kafka.reader.reroutes{reason}                   counter: moves of a partition's reads, by kafka.RerouteReason
-//	kafka.reader.rack_inactive{cause}               gauge: 1 for each reason found why rack-aware fetching does nothing
+//	kafka.reader.reroutes{reason}                   counter: moves of a partition's reads, by kafka.RerouteReason ID (preferred_replica, …)
+//	kafka.reader.rack_inactive{cause}               gauge: 1 for each reason found why rack-aware fetching does nothing, by kafka.RackInactiveCause ID
 //	kafka.reader.partition.replica_info{topic,partition,broker,rack}  gauge: 1 for the broker a partition is read from now
 //	kafka.reader.partition.leader_info{topic,partition,broker}        gauge: 1 for the partition's leader as last seen
 //	kafka.reader.partition.lag{topic,partition}     gauge: messages behind the leader's high watermark
@@ -74,7 +74,7 @@ func NewBridge(opts ...Option) (*Bridge, error) {
 	b.sameRack = counter("same_rack_bytes", "By", "Fetch response bytes read from brokers in the reader's rack.")
 	b.crossRack = counter("cross_rack_bytes", "By", "Fetch response bytes read from brokers outside the reader's rack (all of them when it has no rack).")
 	b.reroutes = counter("reroutes", "{reroute}", "Moves of a partition's reads from one broker to another, by reason.")
-	b.rackInactive = gauge("rack_inactive", "1", "1 for each reason found why rack-aware fetching does nothing (no replica selector, no broker in the rack, brokers below Fetch v11).")
+	b.rackInactive = gauge("rack_inactive", "1", "1 for each reason found why rack-aware fetching does nothing (no_replica_selector, no_broker_in_rack, fetch_too_old).")
 	instruments := []metric.Observable{b.fetched, b.sameRack, b.crossRack, b.reroutes, b.rackInactive}
 	if cfg.partitions {
 		b.replica = gauge("partition.replica_info", "1", "1 for the broker the partition is read from now, with its id and rack.")

@@ -47,9 +47,10 @@ func TestBridgeManualReader(t *testing.T) {
 	assert.Positive(t, same)
 	assert.Equal(t, same, fromB)
 	assert.Equal(t, r.RoutingStats().CrossRackBytes, cross)
-	preferred, _ := point(rm, "kafka.reader.reroutes", attribute.String("reason", string(kafka.ReroutePreferredReplica)))
+	// The label values are the reasons' IDs, which dashboards are written against.
+	preferred, _ := point(rm, "kafka.reader.reroutes", attribute.String("reason", "preferred_replica"))
 	assert.Equal(t, int64(1), preferred)
-	ttl, ok := point(rm, "kafka.reader.reroutes", attribute.String("reason", string(kafka.RerouteTTL)))
+	ttl, ok := point(rm, "kafka.reader.reroutes", attribute.String("reason", "preference_expired"))
 	assert.True(t, ok && ttl == 0, "every reason observed from the start")
 	replica, ok := point(rm, "kafka.reader.partition.replica_info", attribute.String("topic", "t"), attribute.Int("broker", 2), attribute.String("rack", "b"))
 	assert.True(t, ok && replica == 1, "read from broker 2 in rack b")
@@ -126,7 +127,7 @@ func TestBridgeOptions(t *testing.T) {
 	}
 	same, _ := point(rm, "app.reader.same_rack_bytes", attribute.String("client_id", "rack-b"))
 	assert.Positive(t, same)
-	inactive, ok := point(rm, "app.reader.rack_inactive", attribute.String("client_id", "rack-z"), attribute.String("cause", string(kafka.RackNoBrokerInRack)))
+	inactive, ok := point(rm, "app.reader.rack_inactive", attribute.String("client_id", "rack-z"), attribute.String("cause", "no_broker_in_rack"))
 	assert.True(t, ok && inactive == 1, "rack z has no broker")
 	_, ok = point(rm, "app.reader.rack_inactive", attribute.String("client_id", "rack-b"))
 	assert.False(t, ok, "rack b is served")

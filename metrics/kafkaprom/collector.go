@@ -11,8 +11,8 @@
 //	kafka_reader_fetched_bytes_total{broker,rack}   fetch response bytes read from each broker (rack: its broker.rack)
 //	kafka_reader_same_rack_bytes_total              bytes read from brokers in the Reader's rack
 //	kafka_reader_cross_rack_bytes_total             bytes read from the others (every byte without a Rack)
-//	kafka_reader_reroutes_total{reason}             moves of a partition's reads, by kafka.RerouteReason
-//	kafka_reader_rack_inactive{cause}               1 for each reason found why rack-aware fetching does nothing
+//	kafka_reader_reroutes_total{reason}             moves of a partition's reads, by kafka.RerouteReason ID (preferred_replica, …)
+//	kafka_reader_rack_inactive{cause}               1 for each reason found why rack-aware fetching does nothing, by kafka.RackInactiveCause ID (no_broker_in_rack, …)
 //	kafka_reader_partition_replica_info{topic,partition,broker,rack}  1: the broker a partition is read from now
 //	kafka_reader_partition_leader_info{topic,partition,broker}        1: the partition's leader as last seen
 //	kafka_reader_partition_lag{topic,partition}     messages behind the leader's high watermark
@@ -66,7 +66,7 @@ func NewCollector(opts ...Option) (*Collector, error) {
 		reroutes: desc("reroutes_total",
 			"Moves of a partition's reads from one broker to another, by reason.", with("reason")),
 		rackInactive: desc("rack_inactive",
-			"1 for each reason found why rack-aware fetching does nothing (no replica selector, no broker in the rack, brokers below Fetch v11).", with("cause")),
+			"1 for each reason found why rack-aware fetching does nothing (no_replica_selector, no_broker_in_rack, fetch_too_old).", with("cause")),
 		replica: desc("partition_replica_info",
 			"1 for the broker the partition is read from now, labelled with its id and rack.", with("topic", "partition", "broker", "rack")),
 		leader: desc("partition_leader_info",

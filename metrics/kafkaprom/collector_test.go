@@ -60,6 +60,13 @@ func TestCollectorInfoSeries(t *testing.T) {
 	leader, ok := value(fams, "kafka_reader_partition_leader_info", "topic", "t", "partition", "0", "broker", "1")
 	assert.True(t, ok && leader == 1, "led by broker 1")
 	assert.Len(t, fams["kafka_reader_partition_leader_info"].GetMetric(), 1)
+	// The reason label is the reason's ID, which dashboards are written
+	// against; every known reason has a series.
+	preferred, ok := value(fams, "kafka_reader_reroutes_total", "reason", "preferred_replica")
+	assert.True(t, ok && preferred == 1, "one move to the preferred replica")
+	lagging, ok := value(fams, "kafka_reader_reroutes_total", "reason", "follower_lagging")
+	assert.True(t, ok && lagging == 0, "a series from the first scrape")
+	assert.Len(t, fams["kafka_reader_reroutes_total"].GetMetric(), len(kafka.RerouteReasons()))
 	problems, err := testutil.GatherAndLint(reg)
 	require.NoError(t, err)
 	assert.Empty(t, problems)
@@ -88,7 +95,7 @@ func TestCollectorOptions(t *testing.T) {
 	}
 	same, _ := value(fams, "app_reader_same_rack_bytes_total", "client_id", "rack-b")
 	assert.Positive(t, same)
-	inactive, ok := value(fams, "app_reader_rack_inactive", "client_id", "rack-z", "cause", string(kafka.RackNoBrokerInRack))
+	inactive, ok := value(fams, "app_reader_rack_inactive", "client_id", "rack-z", "cause", "no_broker_in_rack")
 	assert.True(t, ok && inactive == 1, "rack z has no broker")
 	_, ok = value(fams, "app_reader_rack_inactive", "client_id", "rack-b")
 	assert.False(t, ok, "rack b is served")
