@@ -3,6 +3,7 @@ package kafka
 import (
 	"sort"
 	"sync"
+	"time"
 )
 
 // RoutingStats is a snapshot of a Reader's cumulative routing counters
@@ -145,6 +146,7 @@ type partitionTotals struct {
 	bytes, same, cross int64
 	reroutes           map[RerouteReason]int64
 	offset, hw         int64
+	hwAt               time.Time // when a fetch answer or ListOffsets last gave hw
 }
 
 // partition returns tp's counters, creating them; t.mu must be held.
@@ -206,6 +208,20 @@ func (t *routingTotals) position(tp topicPartition, offset, hw int64, fromLeader
 	if fromLeader || hw > p.hw {
 		p.hw = hw
 	}
+	p.hwAt = time.Now()
+}
+
+// fetchedHighWatermark returns the high watermark tp's latest fetch answer
+// carried, if one arrived within maxAge: the periodic lag of a partition
+// being fetched costs no request.
+func (t *routingTotals) fetchedHighWatermark(tp topicPartition, maxAge time.Duration) (int64, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.partitions[tp]
+	if p == nil || p.hw < 0 || time.Since(p.hwAt) > maxAge {
+		return 0, false
+	}
+	return p.hw, true
 }
 
 // leaderHighWatermark records the leader's high watermark learnt besides
