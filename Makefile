@@ -115,7 +115,7 @@ test-matrix:
 	if [ -n "$$failed" ]; then echo "test-matrix: failed on Kafka$$failed"; exit 1; fi; \
 	echo "test-matrix: passed on Kafka $(MATRIX)"
 
-# Rack-aware fetching on the oldest supported Kafka line (2.8, ZooKeeper) as well as the default (issue 8),
+# Rack-aware fetching on the oldest supported Kafka line (2.8, ZooKeeper) as well as the default,
 # beside a developer's own cluster (.kafka, ports from 29090) and test-matrix's (29190): --fresh starts it
 # on a new state and stops it at the end, whatever the outcome.
 OLDEST_KAFKA ?= 2.8

@@ -1,6 +1,6 @@
 package kafka_test
 
-// Errors name their cause: each bad input of issue 10 (wrong passwords, unknown host, TLS against a
+// Errors name their cause: each bad input (wrong passwords, unknown host, TLS against a
 // plaintext port and the reverse, connection refused, an HTTP server, a TLS server; also an untrusted CA, SASL against a
 // plaintext listener, and two seeds of which one is unknown and one refusing) through the Reader in partition
 // mode, the group Reader, ConsumerGroup, the Writer and the Client. The error must reach the typed cause with

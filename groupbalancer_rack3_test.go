@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// Issue 11 (3): with every partition replicated in every rack (RF 3 over
+// With every partition replicated in every rack (RF 3 over
 // racks a, b, c) every member is eligible for every partition; the
 // rack-affinity balancer must still keep the load even and each member's
 // reads in its own rack, whatever rack the leaders are in, and fall back to

@@ -1,6 +1,7 @@
 package kafka_test
 
-// TestRackFaultsAcceptance: the acceptance scenario of issue 8 on the real
+// TestRackFaultsAcceptance: the acceptance scenario of rack-aware
+// fetching through broker faults on the real
 // 3-rack cluster, with the library's default ReplicaCooldown and
 // RackPreferenceTTL. A Writer (RequireAll) writes sequence-numbered
 // messages at ~2000 msg/s to a 6-partition RF-3 topic led in racks a and c;
@@ -1213,7 +1214,7 @@ func TestRackFaultsAcceptance(t *testing.T) {
 			fmt.Sprintf("%s(p%d)", rkSeconds(f.gap), f.gapP), fmt.Sprintf("%s(p%d)", rkSeconds(f.stall), f.stallP),
 			fmt.Sprintf("%.4f(%d)", f.xrack(), f.bytes), fmt.Sprintf("%.4f(%d)", f.xrackSteady(), f.steadyBytes),
 			f.backString(), f.commErr, f.prodErr, rkSeconds(f.rawGap), rkSeconds(f.rawStall))
-		// The acceptance list of issue 8.
+		// The acceptance list: nothing lost, in order, bounded gaps.
 		assert.Zero(t, f.lost, "%s: acknowledged messages never read", w.name)
 		assert.Zero(t, f.ooo, "%s: messages out of order", w.name)
 		assert.Zero(t, f.dup, "%s: messages returned twice by one Reader", w.name)

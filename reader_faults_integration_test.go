@@ -1,6 +1,6 @@
 package kafka_test
 
-// Issue 8's metadata faults on the real cluster, with a rack-b Reader: a
+// Metadata faults on the real cluster, with a rack-b Reader: a
 // topic deleted and created again under the same name (a new topic ID,
 // leader epochs from 0), and a partition left without a leader.
 

@@ -218,7 +218,7 @@ func TestReaderIntegrationLeaderRestart(t *testing.T) {
 	errs += riExpect(t, ctx, r, 3000, 200)
 	t.Logf("errors returned to the application: %d", errs)
 	if errs != 0 {
-		t.Errorf("%d errors returned to the application while a leader could be reached (issue 8: retried and logged)", errs)
+		t.Errorf("%d errors returned to the application while a leader could be reached (retried and logged)", errs)
 	}
 
 	st := r.Stats()

@@ -1,7 +1,7 @@
 package kafka_test
 
 // Integration tests of the Writer through faults on the real 3-rack
-// cluster (issue 8): a default-acks (acks=0) write at once to a topic just
+// cluster: a default-acks (acks=0) write at once to a topic just
 // created either fails or is stored whole, and a RequireAll Writer whose
 // partition leader is frozen (SIGSTOP) moves to the new leader within 5 s
 // of the freeze, without losing or duplicating an acknowledged message.
