@@ -85,7 +85,7 @@ func (k *riRackCase) found(t *testing.T, cause kafka.RackInactiveCause) kafka.Ra
 	assert.Equal(t, st.RackInactive, k.r.Stats().RackInactive, "Stats does not reset it")
 	lines := k.errs.linesWith(riRackLine)
 	require.Len(t, lines, 1, "error log lines naming the cause")
-	assert.Contains(t, lines[0], "("+string(cause)+")")
+	assert.Contains(t, lines[0], "("+cause.Sentence()+")")
 	assert.Contains(t, lines[0], ri.Detail)
 	assert.Empty(t, k.info.linesWith(riRackLine), "logged through ErrorLogger only")
 	return ri

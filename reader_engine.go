@@ -91,18 +91,29 @@ func countPartitions(req *protocol.FetchRequest) int {
 }
 
 // engineMaxWait returns the long poll of a fetch of a partition: MaxWait,
-// shorter at a follower when its lag is checked (lagChecked: not while the
-// leader's high watermark stays put, internal/consumer/pace.go). The engine bounds it at
-// old brokers that hold a fetch for its whole wait
-// (fetchengine.OldBrokerPoll).
-func engineMaxWait(config *ReaderConfig, lagChecked bool) time.Duration {
+// and at a follower whose leader's high watermark moves (not quiet:
+// internal/consumer/pace.go) at most followerActivePoll.
+func engineMaxWait(config *ReaderConfig, activeFollower bool) time.Duration {
 	wait := config.MaxWait
-	if lagChecked && config.MaxFollowerLag > 0 && config.Rack != "" {
-		// The lag check runs between fetches (internal/routing/lag.go).
-		wait = min(wait, config.followerLagPoll())
+	if activeFollower {
+		wait = min(wait, followerActivePoll)
+		if config.MaxFollowerLag > 0 && config.Rack != "" {
+			wait = min(wait, config.followerLagPoll())
+		}
 	}
 	return wait
 }
+
+// followerActivePoll bounds a follower's long poll while records flow to
+// its partitions. A follower holds a fetch until records arrive or
+// replica.fetch.wait.max.ms (500 ms by default) passes, so asking for
+// 500 ms adds no request while records flow, and it bounds how long a
+// silent path to the follower (a black hole, a frozen broker) goes
+// unnoticed: the poll plus ReplicaStallTimeout, under 4 s with the
+// defaults. It also keeps the lag check (internal/routing/lag.go), which
+// runs between fetches, at the pace of the leader's samples. An idle
+// partition's follower is long-polled for MaxWait.
+const followerActivePoll = 500 * time.Millisecond
 
 // clampInt32 bounds n to an int32.
 func clampInt32(n int) int32 {

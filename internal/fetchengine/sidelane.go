@@ -27,8 +27,10 @@ const SidePoll = 500 * time.Millisecond
 // SideIdle closes a side connection unused for that long.
 const SideIdle = 30 * time.Second
 
-// sideMinLeft: a main poll ending sooner than that is waited for.
-const sideMinLeft = 50 * time.Millisecond
+// sideMinLeft: a main poll ending sooner than that is waited for: a side
+// poll would gain little on it, and a busy loop polling short (followers
+// while records flow) keeps to its one connection.
+const sideMinLeft = SidePoll
 
 // arrivalsGoSide reports whether pending partitions go on the side lane;
 // e.mu held.
