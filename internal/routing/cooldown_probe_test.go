@@ -10,8 +10,7 @@ import (
 
 // A broker that never answers its probe again, in isolation: after an hour
 // of refused probes it is still kept away, but the cooldowns no longer ask
-// for metadata every second (on main, Active stayed true for as long as
-// the Reader lived).
+// for metadata every second.
 func TestCooldownRefusedProbesStopFastMetadata(t *testing.T) {
 	c := NewCooldowns()
 	c.RequireProbe()
