@@ -107,6 +107,7 @@ func (r *Reader) joinEngine() {
 	s.mu.Lock()
 	s.readers[r.owner] = r
 	s.mu.Unlock()
+	s.rt.RoutesChanged()
 }
 
 // leaveEngine takes r off its engine, stopping it and its runtime after the
@@ -119,6 +120,7 @@ func (r *Reader) leaveEngine() {
 	delete(s.readers, r.owner)
 	last := len(s.readers) == 0
 	s.mu.Unlock()
+	s.rt.RoutesChanged()
 	if !last {
 		return
 	}

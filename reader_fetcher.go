@@ -75,7 +75,7 @@ func newFetcher(r *Reader, tp topicPartition, offset int64, gen int64) *fetcher 
 // run fetches until ctx ends or the generation is over.
 func (f *fetcher) run(ctx context.Context) {
 	defer f.release()
-	defer f.r.stats.setRoute(f.tp, -1, "", f.meta.Leader.ID)
+	defer f.setRoute(-1, "")
 	if !f.init(ctx) {
 		return
 	}
@@ -314,7 +314,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 	}
 	if broker != f.served || f.meta.Leader.ID != f.servedLeader {
 		f.served, f.servedLeader = broker, f.meta.Leader.ID
-		r.stats.setRoute(f.tp, broker, b.Rack, f.meta.Leader.ID)
+		f.setRoute(broker, b.Rack)
 		r.share.rt.Nudge() // on a follower now, or back at the leader
 	}
 
@@ -547,7 +547,15 @@ func (f *fetcher) applyRoute(d routeDecision) {
 	f.logReroute(from, to, f.routed, d.Broker, RerouteReason(d.Reason))
 	f.r.stats.reroute(f.tp, RerouteReason(d.Reason))
 	f.routed = d.Broker
-	f.r.stats.setRoute(f.tp, d.Broker, to.Rack, f.meta.Leader.ID)
+	f.setRoute(d.Broker, to.Rack)
+}
+
+// setRoute records that the partition reads from broker now (-1: from
+// none), and tells the share's runtime when that changed.
+func (f *fetcher) setRoute(broker int, rack string) {
+	if f.r.stats.setRoute(f.tp, broker, rack, f.meta.Leader.ID) {
+		f.r.share.rt.RoutesChanged()
+	}
 }
 
 func rackName(rack string) string {

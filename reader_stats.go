@@ -93,12 +93,15 @@ func (s *readerStats) route(tp topicPartition) *routingStats {
 	return rs
 }
 
-// setRoute records where tp is read from now.
-func (s *readerStats) setRoute(tp topicPartition, broker int, rack string, leader int) {
+// setRoute records where tp is read from now and reports whether that
+// changed.
+func (s *readerStats) setRoute(tp topicPartition, broker int, rack string, leader int) bool {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	rs := s.route(tp)
+	changed := rs.broker != broker || rs.brokerRack != rack || rs.leader != leader
 	rs.broker, rs.brokerRack, rs.leader = broker, rack, leader
-	s.mu.Unlock()
+	return changed
 }
 
 // onFollower reports whether any partition reads from a broker other than

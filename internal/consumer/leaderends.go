@@ -56,15 +56,29 @@ func (rt *Runtime[TP]) leaderEndsLoop() {
 	tick := time.NewTicker(rt.cfg.Sampling)
 	defer tick.Stop()
 	logged := map[int]string{} // the error last logged, by leader
+	// The follower reads are asked of every Member only when a route
+	// changed (RoutesChanged); between changes the loop keeps them, and a
+	// tick before any leader is due does nothing at all: an idle set of
+	// hundreds of Readers must not build maps every tick.
+	var (
+		reads followerReads[TP]
+		seen  uint64
+		built bool
+	)
 	for {
 		select {
 		case <-rt.ctx.Done():
 			return
 		case <-tick.C:
 		}
-		reads := rt.followerReads()
 		now := time.Now()
-		rt.paces.keep(reads.byLeader)
+		if v := rt.routes.Load(); !built || v != seen {
+			seen, built = v, true
+			reads = rt.followerReads()
+			rt.paces.keep(reads.byLeader)
+		} else if !rt.paces.anyDue(now) {
+			continue
+		}
 		for leader, tps := range reads.byLeader {
 			if !rt.paces.due(leader, now) {
 				continue

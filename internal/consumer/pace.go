@@ -54,6 +54,18 @@ func (ps *paces[TP]) due(leader int, now time.Time) bool {
 	return p == nil || !now.Before(p.next)
 }
 
+// anyDue reports whether a leader with a pace is to be sampled at now.
+func (ps *paces[TP]) anyDue(now time.Time) bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	for _, p := range ps.by {
+		if !now.Before(p.next) {
+			return true
+		}
+	}
+	return false
+}
+
 // sampled sets leader's pace after a sample at now.
 func (ps *paces[TP]) sampled(leader int, hws map[TP]int64, err error, now time.Time, base, quiet time.Duration) {
 	ps.mu.Lock()

@@ -72,6 +72,7 @@ type Runtime[TP comparable] struct {
 	refreshed atomic.Int64  // unix nanoseconds of the latest one
 	ends      leaderEnds[TP]
 	paces     paces[TP]
+	routes    atomic.Uint64 // bumped by RoutesChanged
 
 	ctx  context.Context // ends at Close
 	stop context.CancelFunc
@@ -131,6 +132,12 @@ func (rt *Runtime[TP]) Close() {
 
 // Nudge wakes the metadata loop to look again at what it must refresh: a
 // partition moved, or a failure may have started a cooldown.
+// RoutesChanged tells the runtime that a partition of a Member moved
+// between a follower and its leader, or that a Member came or went: the
+// sampler looks at the Members' follower reads again instead of the ones
+// it kept.
+func (rt *Runtime[TP]) RoutesChanged() { rt.routes.Add(1) }
+
 func (rt *Runtime[TP]) Nudge() {
 	select {
 	case rt.wake <- struct{}{}:

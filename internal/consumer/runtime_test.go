@@ -137,3 +137,73 @@ func TestRuntimeCloseJoinsProbes(t *testing.T) {
 	assert.Equal(t, int32(1), dials.Load(), "a probe started after Close")
 	assert.False(t, answered)
 }
+
+// Between route changes the sampler keeps the Members' follower reads:
+// hundreds of idle Readers are not asked for them at every tick. A change
+// (RoutesChanged) is seen at the next tick.
+func TestRuntimeAsksMembersOnlyAfterRoutesChange(t *testing.T) {
+	var mu sync.Mutex
+	var asks atomic.Int32
+	current := []Member[tp]{&countingMember{member{reads: map[int][]tp{1: {{"t", 0}}}}, &asks}}
+	sampled := make(chan []tp, 100)
+	rt := New(Config[tp]{
+		Members: func() []Member[tp] {
+			mu.Lock()
+			defer mu.Unlock()
+			return current
+		},
+		Refresh: func(context.Context, []string) error { return nil },
+		ListEnds: func(_ context.Context, _ int, tps []tp) (map[tp]int64, error) {
+			sampled <- tps
+			out := map[tp]int64{}
+			for _, p := range tps {
+				out[p] = 7 // never moves: the pace slows, samples go on
+			}
+			return out, nil
+		},
+		Dial:            func(context.Context, int) error { return nil },
+		Logf:            t.Logf,
+		Errorf:          t.Logf,
+		Sampling:        2 * time.Millisecond,
+		QuietSampling:   8 * time.Millisecond,
+		PinnedInterval:  func() time.Duration { return time.Hour },
+		CoolingInterval: func() time.Duration { return time.Hour },
+	})
+	rt.Start()
+	defer rt.Close()
+	next := func() []tp {
+		select {
+		case tps := <-sampled:
+			return tps
+		case <-time.After(10 * time.Second):
+			t.Fatal("no sample")
+			return nil
+		}
+	}
+	for i := 0; i < 4; i++ {
+		require.Equal(t, []tp{{"t", 0}}, next())
+	}
+	assert.Equal(t, int32(1), asks.Load(), "follower reads asked again without a route change")
+
+	mu.Lock()
+	current = []Member[tp]{&countingMember{member{reads: map[int][]tp{1: {{"t", 0}, {"t", 1}}}}, &asks}}
+	mu.Unlock()
+	rt.RoutesChanged()
+	for {
+		if tps := next(); len(tps) == 2 {
+			break
+		}
+	}
+	assert.Equal(t, int32(2), asks.Load())
+}
+
+// countingMember counts the calls of FollowerReads.
+type countingMember struct {
+	member
+	asks *atomic.Int32
+}
+
+func (m *countingMember) FollowerReads() map[int][]tp {
+	m.asks.Add(1)
+	return m.member.FollowerReads()
+}
