@@ -169,7 +169,7 @@ func (s *engineShare) buffered(owner uint64) int64 {
 func (s *engineShare) dial(ctx context.Context, id int) (fetchengine.Conn, error) {
 	b, ok := s.brokerAddr(id)
 	if !ok {
-		return nil, fmt.Errorf("dialing broker %d: %w", id, BrokerNotAvailable)
+		return nil, fmt.Errorf("dialing broker %d: it is not among the brokers the metadata lists: %w", id, BrokerNotAvailable)
 	}
 	t0 := time.Now()
 	c, err := s.cluster.dialer.dialBroker(ctx, "tcp", b, Partition{})
