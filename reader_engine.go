@@ -90,18 +90,31 @@ func countPartitions(req *protocol.FetchRequest) int {
 	return n
 }
 
-// engineMaxWait returns the long poll of a fetch of a partition: MaxWait,
-// and at a follower whose leader's high watermark moves (not quiet:
-// internal/consumer/pace.go) at most followerActivePoll.
-func engineMaxWait(config *ReaderConfig, activeFollower bool) time.Duration {
+// engineMaxWait returns the long poll of a fetch of w: MaxWait, and at
+// most followerActivePoll at a follower while records flow to the
+// partition. Whether they flow is what the lag check's sampling says when
+// it runs (quiet: the leader's high watermark stays put,
+// internal/consumer/pace.go), else what the follower said last (w.Drained:
+// no records for the previous fetch).
+func engineMaxWait(config *ReaderConfig, w fetchengine.Want, quiet func() bool) time.Duration {
 	wait := config.MaxWait
-	if activeFollower {
+	if !w.Follower {
+		return wait
+	}
+	if config.MaxFollowerLag > 0 {
+		if quiet() {
+			return wait
+		}
 		wait = min(wait, followerActivePoll)
-		if config.MaxFollowerLag > 0 && config.Rack != "" {
+		if config.Rack != "" {
 			wait = min(wait, config.followerLagPoll())
 		}
+		return wait
 	}
-	return wait
+	if w.Drained {
+		return wait
+	}
+	return min(wait, followerActivePoll)
 }
 
 // followerActivePoll bounds a follower's long poll while records flow to

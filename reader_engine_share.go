@@ -74,7 +74,7 @@ func newEngineShare(r *Reader, cl *cluster) *engineShare {
 		MinBytes:       int32(cfg.MinBytes),
 		IsolationLevel: int8(cfg.IsolationLevel),
 		MaxWait: func(w fetchengine.Want) time.Duration {
-			return engineMaxWait(&cfg, w.Follower && !s.rt.Quiet(topicPartition{w.Topic, int(w.Partition)}))
+			return engineMaxWait(&cfg, w, func() bool { return s.rt.Quiet(topicPartition{w.Topic, int(w.Partition)}) })
 		},
 		IdleTimeout: engineIdleTimeout(cfg.Dialer),
 		Budget:      int64(cfg.MaxBufferedBytes),

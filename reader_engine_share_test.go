@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rackfetch/kafka-go/internal/fetchengine"
 	"github.com/rackfetch/kafka-go/protocol"
 	"github.com/rackfetch/kafka-go/testing/fakebroker"
 )
@@ -81,4 +82,33 @@ func TestReadersShareOneEngine(t *testing.T) {
 	_, running = engineShares.m[key]
 	engineShares.mu.Unlock()
 	assert.False(t, running, "stopped with its last Reader")
+}
+
+// A follower's long poll is short while records flow and MaxWait once they
+// stop, whether the lag check's sampling or the follower's own answers say
+// so; a leader is always polled for MaxWait.
+func TestEngineMaxWaitFollowsRecordFlow(t *testing.T) {
+	quiet := func() bool { return true }
+	busy := func() bool { return false }
+	lag := ReaderConfig{MaxWait: 10 * time.Second, MaxFollowerLag: 30 * time.Second, Rack: "b"}
+	noLag := ReaderConfig{MaxWait: 10 * time.Second, MaxFollowerLag: -1, Rack: "b"}
+	for _, c := range []struct {
+		name  string
+		cfg   ReaderConfig
+		want  fetchengine.Want
+		quiet func() bool
+		wait  time.Duration
+	}{
+		{"leader", lag, fetchengine.Want{}, busy, 10 * time.Second},
+		{"follower, leader's end moves", lag, fetchengine.Want{Follower: true}, busy, followerActivePoll},
+		{"follower, leader's end stays", lag, fetchengine.Want{Follower: true, Drained: true}, quiet, 10 * time.Second},
+		{"follower drained, leader's end moves", lag, fetchengine.Want{Follower: true, Drained: true}, busy, followerActivePoll},
+		{"no lag check, follower sent records", noLag, fetchengine.Want{Follower: true}, busy, followerActivePoll},
+		{"no lag check, follower drained", noLag, fetchengine.Want{Follower: true, Drained: true}, busy, 10 * time.Second},
+		{"short MaxWait", ReaderConfig{MaxWait: 100 * time.Millisecond, MaxFollowerLag: -1}, fetchengine.Want{Follower: true}, busy, 100 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.wait, engineMaxWait(&c.cfg, c.want, c.quiet))
+		})
+	}
 }

@@ -54,6 +54,8 @@ type fetcher struct {
 	// served: the broker that served the last fetch (-1: none), for the
 	// route in the stats.
 	served, servedLeader int
+	// drained: the last fetch answered (by served) had no records.
+	drained bool
 	// omitRack: the router asks for fetches without the client rack (the
 	// leader keeps naming a replica it refuses).
 	omitRack bool
@@ -307,6 +309,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 	p := res.Partition
 	fb, err := f.dec.decode(p, f.tp.topic, f.tp.partition, fetchOffset, r.config.IsolationLevel, broker, fetchLimits{maxBytes: int(w.MaxBytes), asked: int(res.MaxBytes), full: res.Full})
 	hw, preferred := p.HighWatermark, int(p.PreferredReadReplica)
+	f.drained = len(p.Records) == 0
 	b, _ := f.broker(broker)
 	if size := int64(len(p.Records)); size > 0 {
 		r.stats.fetchedBytes(f.tp, size, r.config.Rack != "" && b.Rack == r.config.Rack)
@@ -401,6 +404,7 @@ func (f *fetcher) want(broker int) fetchengine.Want {
 		MaxBytes:    clampInt32(r.config.MaxBytes),
 		Rack:        rack,
 		Follower:    broker != f.meta.Leader.ID,
+		Drained:     f.drained && broker == f.served,
 		Owner:       r.owner,
 		Timeout:     r.config.ReadBatchTimeout,
 		// A broker that accepts TCP but never answers (a frozen process)

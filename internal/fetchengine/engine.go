@@ -96,6 +96,9 @@ type Want struct {
 	MaxBytes    int32
 	Rack        string // the client's rack, "" for none
 	Follower    bool   // the broker is not the partition's leader
+	// Drained: the partition's previous fetch from this broker returned
+	// no records (the broker had nothing past Offset then).
+	Drained bool
 	// Owner tells apart the callers of an engine shared by several Readers:
 	// two owners may read the same partition (they go in separate requests).
 	Owner uint64
