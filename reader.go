@@ -62,7 +62,7 @@ type Reader struct {
 	// owner is the Reader's number there.
 	share *engineShare
 	owner uint64
-	rack  *rackCheck // reader_rack_check.go
+	rack  *rackCheck // reader_runtime.go
 
 	failure lastFailure // the latest failure retried, for a caller whose context ends (error_cause.go)
 

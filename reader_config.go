@@ -451,3 +451,8 @@ func (config *ReaderConfig) routing() routingConfig {
 		MaxFollowerLag: max(config.MaxFollowerLag, 0), // negative: off
 	}
 }
+
+// followerLagSampling is how often leaders are asked while partitions
+// read from followers; followerLagPoll bounds a follower's long poll.
+func (config *ReaderConfig) followerLagSampling() time.Duration { return config.MaxFollowerLag / 8 }
+func (config *ReaderConfig) followerLagPoll() time.Duration     { return config.MaxFollowerLag / 4 }

@@ -49,7 +49,7 @@ type engineShare struct {
 	cluster *cluster // the Readers' metadata and control connections
 	addrs   brokerAddrs
 	rt      *consumerRuntime // the Readers' background work (reader_runtime.go)
-	rack    rackCheck        // the Readers' rack check (reader_rack_check.go)
+	rack    rackCheck        // the Readers' rack check (reader_runtime.go)
 
 	mu      sync.Mutex
 	readers map[uint64]*Reader // by owner number

@@ -60,7 +60,7 @@ type fetcher struct {
 	// leader keeps naming a replica it refuses).
 	omitRack bool
 	// leaderEndSeen: the leader high watermark last handed to the router
-	// (follower_lag_sampler.go).
+	// (reader_runtime.go).
 	leaderEndSeen uint64
 
 	dec      partitionDecoder
@@ -582,4 +582,16 @@ func (f *fetcher) refreshMetadata(ctx context.Context) (Partition, error) {
 		return Partition{}, fmt.Errorf("looking up %s: %w", f.tp, UnknownTopicOrPartition)
 	}
 	return p, nil
+}
+
+// feedLeaderEnd hands the router the newest high watermark read at the
+// partition's leader, if any arrived since the last one. It reports false
+// when the fetcher must stop.
+func (f *fetcher) feedLeaderEnd(ctx context.Context) bool {
+	e, ok := f.r.share.rt.LeaderEndSince(f.tp, f.leaderEndSeen)
+	if !ok {
+		return true
+	}
+	f.leaderEndSeen = e.Seq
+	return f.decide(ctx, leaderHWEvent(f.meta.Leader.ID, e.At, e.HW))
 }

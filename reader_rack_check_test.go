@@ -4,7 +4,9 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/rackfetch/kafka-go/internal/consumer"
 	"github.com/rackfetch/kafka-go/protocol"
 	"github.com/rackfetch/kafka-go/testing/fakebroker"
 	"github.com/stretchr/testify/assert"
@@ -172,4 +174,31 @@ func TestReaderRackCheckWarnsThroughSlogDefault(t *testing.T) {
 			assert.True(t, ok, "attributes of %q", def.messages())
 		})
 	}
+}
+
+func TestRackInactiveString(t *testing.T) {
+	f := rackInactive(consumer.NewRackDetector("x").Brokers(time.Now(), map[int]string{1: "a", 2: "b", 3: "c"}, nil))
+	require.NotNil(t, f)
+	s := f.String()
+	assert.True(t, strings.HasPrefix(s, "rack-aware fetching is inactive (no broker in the client's rack): "), s)
+	assert.Nil(t, f.Brokers)
+}
+
+// The causes are metric label values like the reroute reasons: stable IDs
+// of [a-z_]+, each with a sentence of its own for the logs.
+func TestRackInactiveCauseIDs(t *testing.T) {
+	want := map[RackInactiveCause]string{
+		RackNoReplicaSelector: "no_replica_selector",
+		RackNoBrokerInRack:    "no_broker_in_rack",
+		RackFetchTooOld:       "fetch_too_old",
+	}
+	sentences := map[string]bool{}
+	for c, id := range want {
+		assert.Equal(t, id, string(c))
+		assert.Regexp(t, `^[a-z_]+$`, string(c))
+		assert.NotEqual(t, id, c.Sentence(), "cause %q has no sentence", c)
+		assert.False(t, sentences[c.Sentence()], "sentence %q used twice", c.Sentence())
+		sentences[c.Sentence()] = true
+	}
+	assert.Equal(t, "some_cause", RackInactiveCause("some_cause").Sentence())
 }

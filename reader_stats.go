@@ -3,6 +3,8 @@ package kafka
 import (
 	"sync"
 	"time"
+
+	"github.com/rackfetch/kafka-go/internal/consumer"
 )
 
 // ReaderStats is a data structure returned by a call to Reader.Stats that
@@ -180,4 +182,58 @@ func (s *readerStats) routingSnapshot() []PartitionRoutingStats {
 	s.totals.positions(out)
 	sortPartitionRoutingStats(out)
 	return out
+}
+
+// RackInactiveCause says why rack-aware fetching (ReaderConfig.Rack) is not
+// taking effect. As RerouteReason, its value is a stable machine-readable
+// ID ([a-z_]+), the cause label of the metrics modules; Sentence is the
+// text log lines show.
+type RackInactiveCause string
+
+const (
+	// RackNoReplicaSelector ("no_replica_selector"): the leaders answer
+	// fetches carrying the rack without naming a preferred replica,
+	// although an in-sync replica is in the client's rack: the brokers lack
+	// replica.selector.class
+	// (org.apache.kafka.common.replica.RackAwareReplicaSelector).
+	RackNoReplicaSelector RackInactiveCause = consumer.CauseNoReplicaSelector
+	// RackNoBrokerInRack ("no_broker_in_rack"): no broker has broker.rack
+	// equal to the client's rack (a typo, or AZ names where the brokers use
+	// AZ IDs).
+	RackNoBrokerInRack RackInactiveCause = consumer.CauseNoBrokerInRack
+	// RackFetchTooOld ("fetch_too_old"): a broker supports Fetch only below
+	// v11 (Kafka before 2.4), which cannot carry the rack.
+	RackFetchTooOld RackInactiveCause = consumer.CauseFetchTooOld
+)
+
+// Sentence is the English text of the cause, as log lines show it. It may
+// be reworded; match on the cause itself. An unknown cause's sentence is
+// its ID.
+func (c RackInactiveCause) Sentence() string {
+	switch c {
+	case RackNoReplicaSelector:
+		return "no replica selector"
+	case RackNoBrokerInRack:
+		return "no broker in the client's rack"
+	case RackFetchTooOld:
+		return "brokers below Fetch v11"
+	}
+	return string(c)
+}
+
+// RackInactive is one cause, found by the Reader, of rack-aware fetching
+// not taking effect.
+type RackInactive struct {
+	Cause RackInactiveCause
+	// Brokers are the brokers at fault when the cause has some: the
+	// leaders naming no replica, the brokers below Fetch v11.
+	Brokers []int
+	// Detail says what was seen, as the log line did.
+	Detail string
+	// Since is when the cause was found.
+	Since time.Time
+}
+
+func (ri RackInactive) String() string {
+	return "rack-aware fetching is inactive (" + ri.Cause.Sentence() + "): " + ri.Detail
 }

@@ -58,7 +58,7 @@ func failureEvent(kind routing.EventKind, broker int, now time.Time, err error, 
 }
 
 // leaderHWEvent reports the leader's high watermark hw, read at at
-// (follower_lag_sampler.go).
+// (reader_runtime.go).
 func leaderHWEvent(leader int, at time.Time, hw int64) routeEvent {
 	return routeEvent{Event: routing.Event{Kind: eventLeaderHW, Broker: leader, Now: at, HighWatermark: hw}}
 }

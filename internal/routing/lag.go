@@ -17,7 +17,7 @@ import "time"
 // The leader's end is known from its own fetch answers and, while reads go
 // to a follower, from a ListOffsets (latest) the Reader sends each leader
 // every MaxFollowerLag/8 for all the partitions it reads from followers
-// (follower_lag_sampler.go); a follower's long poll is capped at
+// (reader_runtime.go); a follower's long poll is capped at
 // MaxFollowerLag/4 so that the check runs that often. The measured lag
 // thus trails the real one by up to 3/8 MaxFollowerLag (plus round trips),
 // so reads leave the follower once it passes MaxFollowerLag/2: they never

@@ -2,9 +2,13 @@
 // (package idle): a topic of 300 partitions with 10 records each is read to
 // the end, then each client waits for more for a minute. With -kill N,
 // broker N is killed once everything was read and started again after the
-// client's run, and the window starts -settle later.
+// client's run, and the window starts -settle later. -settle without -kill
+// starts the window that long after everything was read: the cost of a
+// consumer that has been idle for a while, once its first minute's
+// slowing-down is over.
 //
 //	cd bench && go run ./cmd/idle                      # idle, every client and mode
+//	cd bench && go run ./cmd/idle -settle 2m           # idle for 2 minutes before the window
 //	cd bench && go run ./cmd/idle -kill 3 -settle 2m   # one broker dead for good
 package main
 
@@ -34,12 +38,14 @@ func main() {
 		clients    = flag.String("clients", strings.Join(idle.Clients, ","), "clients")
 		modes      = flag.String("modes", "partition,group", "modes: partition, group")
 		kill       = flag.Int("kill", 0, "broker to kill once everything was read (0: none)")
-		settle     = flag.Duration("settle", 2*time.Minute, "with -kill: time from the kill to the window")
+		settle     = flag.Duration("settle", 2*time.Minute, "time from the kill (with -kill) or from reading to the end (when set without -kill) to the window")
 		cluster    = flag.String("cluster", "../testing/cluster/kafka-cluster", "the cluster tool (with -kill)")
 		out        = flag.String("out", "results", "directory for the JSON lines of the runs")
 		name       = flag.String("name", "", "base name of the output file (default idle-<UTC time>)")
 	)
 	flag.Parse()
+	settleSet := false
+	flag.Visit(func(f *flag.Flag) { settleSet = settleSet || f.Name == "settle" })
 	brokers := os.Getenv("KAFKA_BROKERS")
 	if brokers == "" {
 		log.Fatal("KAFKA_BROKERS is unset: start a cluster and source its env file")
@@ -80,6 +86,8 @@ func main() {
 			}
 			if *kill > 0 {
 				spec.Kill = fmt.Sprintf("%s kill %d", *cluster, *kill)
+			}
+			if *kill > 0 || settleSet {
 				spec.Settle = *settle
 			}
 			rep := idle.Spawn(exe, spec)
