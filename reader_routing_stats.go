@@ -4,6 +4,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/rackfetch/kafka-go/internal/routing"
 )
 
 // RoutingStats is a snapshot of a Reader's cumulative routing counters
@@ -289,4 +291,190 @@ func (t *routingTotals) snapshot(rack string) RoutingStats {
 	}
 	sortPartitionRoutingStats(out.Partitions)
 	return out
+}
+
+// RerouteReason says why a partition's reads moved from one broker to
+// another. Its value is a stable machine-readable ID ([a-z_]+, such as
+// "preferred_replica"): the key of the Reroutes maps of
+// PartitionRoutingStats and RoutingStats, and the reason label of the
+// metrics modules (metrics/kafkaprom, metrics/kafkaotel), so it never
+// changes. Sentence gives the English text log lines show. The list may
+// grow: code that reads the maps should not assume it is closed.
+type RerouteReason string
+
+// The reasons reads move, with their IDs (internal/routing names the same
+// values).
+const (
+	// ReroutePreferredReplica ("preferred_replica"): the leader named an
+	// in-sync replica in the client's rack.
+	ReroutePreferredReplica RerouteReason = RerouteReason(routing.ReasonPreferred)
+	// RerouteTTL ("preference_expired"): RackPreferenceTTL passed, reads
+	// went back to the leader to ask again.
+	RerouteTTL RerouteReason = RerouteReason(routing.ReasonTTL)
+	// RerouteFollowerFailed ("follower_failed"): the follower failed (dial,
+	// connection, stall, a partition error) or cools down.
+	RerouteFollowerFailed RerouteReason = RerouteReason(routing.ReasonFollowerFailed)
+	// RerouteFollowerGone ("follower_left_isr"): metadata shows the
+	// follower out of the ISR, offline or unknown.
+	RerouteFollowerGone RerouteReason = RerouteReason(routing.ReasonFollowerGone)
+	// RerouteUnknownReplica ("unknown_replica"): the replica the leader
+	// named is not in the client's metadata or ISR.
+	RerouteUnknownReplica RerouteReason = RerouteReason(routing.ReasonUnknownReplica)
+	// RerouteLeaderChanged ("leader_changed"): another broker leads the
+	// partition.
+	RerouteLeaderChanged RerouteReason = RerouteReason(routing.ReasonLeaderChanged)
+	// RerouteLeaderPreferred ("leader_no_preference"): the leader, asked
+	// again, named no replica.
+	RerouteLeaderPreferred RerouteReason = RerouteReason(routing.ReasonLeaderPreferred)
+	// RerouteCoolingDown ("replica_cooling_down"): the replica the leader
+	// named cools down after a failure.
+	RerouteCoolingDown RerouteReason = RerouteReason(routing.ReasonCoolingDown)
+	// RerouteFlapDamped ("flap_damped"): the partition moved to a follower
+	// too often in the last minute.
+	RerouteFlapDamped RerouteReason = RerouteReason(routing.ReasonFlapDamped)
+	// RerouteLeaderError ("leader_failed"): the leader failed.
+	RerouteLeaderError RerouteReason = RerouteReason(routing.ReasonLeaderError)
+	// RerouteStaleClient ("stale_metadata"): a follower said the client's
+	// metadata is stale.
+	RerouteStaleClient RerouteReason = RerouteReason(routing.ReasonStaleClient)
+	// RerouteClientChoice ("client_selected"): the leader named no replica
+	// and the Reader's ReplicaSelector picked one.
+	RerouteClientChoice RerouteReason = RerouteReason(routing.ReasonClientChoice)
+	// RerouteFollowerLagging ("follower_lagging"): the Reader waited at the
+	// follower longer than MaxFollowerLag for records the leader had.
+	RerouteFollowerLagging RerouteReason = RerouteReason(routing.ReasonFollowerLagging)
+)
+
+// rerouteSentences are the texts of the log lines; a reason added to
+// internal/routing belongs here too (a test checks every one has a text).
+var rerouteSentences = map[RerouteReason]string{
+	ReroutePreferredReplica: "preferred replica",
+	RerouteTTL:              "preference expired",
+	RerouteFollowerFailed:   "follower failed",
+	RerouteFollowerGone:     "follower left the ISR",
+	RerouteUnknownReplica:   "preferred replica not in metadata or ISR",
+	RerouteLeaderChanged:    "leader changed",
+	RerouteLeaderPreferred:  "leader named no preference",
+	RerouteCoolingDown:      "preferred replica cooling down",
+	RerouteFlapDamped:       "replica switch budget used up",
+	RerouteLeaderError:      "leader failed",
+	RerouteStaleClient:      "client metadata stale",
+	RerouteClientChoice:     "client-selected replica",
+	RerouteFollowerLagging:  "follower lagging",
+}
+
+// Sentence is the English text of the reason, as log lines show it
+// ("preferred replica not in metadata or ISR"). It may be reworded; match
+// on the reason itself, never on its sentence. An unknown reason's
+// sentence is its ID.
+func (r RerouteReason) Sentence() string {
+	if s, ok := rerouteSentences[r]; ok {
+		return s
+	}
+	return string(r)
+}
+
+// RerouteReasons returns every reason the Reader may report, for
+// collectors that create their series up front (a counter that exists at
+// 0 before its first increment gives rate() a start).
+func RerouteReasons() []RerouteReason {
+	// A reason added to internal/routing belongs here too.
+	return []RerouteReason{
+		ReroutePreferredReplica, RerouteTTL, RerouteFollowerFailed, RerouteFollowerGone,
+		RerouteUnknownReplica, RerouteLeaderChanged, RerouteLeaderPreferred,
+		RerouteCoolingDown, RerouteFlapDamped, RerouteLeaderError, RerouteStaleClient,
+		RerouteClientChoice, RerouteFollowerLagging,
+	}
+}
+
+// MergeRoutingStats sums the routing counters of several Readers, for
+// instance one Reader per partition of a topic, as metrics collectors
+// report them under one set of labels. A partition present in several is
+// described by the one reading it now (Broker >= 0), else by the first;
+// Rack is the first non-empty one.
+func MergeRoutingStats(stats ...RoutingStats) RoutingStats {
+	out := RoutingStats{RackBytes: map[string]int64{}, Reroutes: map[RerouteReason]int64{}}
+	brokers := map[int]int{}               // id → index in out.Brokers
+	partitions := map[topicPartition]int{} // → index in out.Partitions
+	for _, s := range stats {
+		if out.Rack == "" {
+			out.Rack = s.Rack
+		}
+		out.Bytes += s.Bytes
+		out.SameRackBytes += s.SameRackBytes
+		out.CrossRackBytes += s.CrossRackBytes
+		for rack, n := range s.RackBytes {
+			out.RackBytes[rack] += n
+		}
+		for reason, n := range s.Reroutes {
+			out.Reroutes[reason] += n
+		}
+		for _, ri := range s.RackInactive {
+			if !hasRackCause(out.RackInactive, ri.Cause) {
+				out.RackInactive = append(out.RackInactive, ri)
+			}
+		}
+		for _, b := range s.Brokers {
+			i, ok := brokers[b.ID]
+			if !ok {
+				brokers[b.ID] = len(out.Brokers)
+				out.Brokers = append(out.Brokers, b)
+				continue
+			}
+			out.Brokers[i].Bytes += b.Bytes
+			if b.Rack != "" {
+				out.Brokers[i].Rack = b.Rack
+			}
+		}
+		for _, p := range s.Partitions {
+			tp := topicPartition{p.Topic, p.Partition}
+			i, ok := partitions[tp]
+			if !ok {
+				partitions[tp] = len(out.Partitions)
+				p.Reroutes = copyReroutes(p.Reroutes)
+				out.Partitions = append(out.Partitions, p)
+				continue
+			}
+			merged := &out.Partitions[i]
+			if merged.Broker < 0 && p.Broker >= 0 {
+				merged.Broker, merged.BrokerRack, merged.Leader = p.Broker, p.BrokerRack, p.Leader
+				merged.Offset, merged.HighWatermark, merged.Lag = p.Offset, p.HighWatermark, p.Lag
+			}
+			merged.Bytes += p.Bytes
+			merged.SameRackBytes += p.SameRackBytes
+			merged.CrossRackBytes += p.CrossRackBytes
+			for reason, n := range p.Reroutes {
+				merged.Reroutes[reason] += n
+			}
+		}
+	}
+	sort.Slice(out.Brokers, func(i, j int) bool { return out.Brokers[i].ID < out.Brokers[j].ID })
+	sortPartitionRoutingStats(out.Partitions)
+	return out
+}
+
+func hasRackCause(found []RackInactive, c RackInactiveCause) bool {
+	for _, ri := range found {
+		if ri.Cause == c {
+			return true
+		}
+	}
+	return false
+}
+
+func copyReroutes(m map[RerouteReason]int64) map[RerouteReason]int64 {
+	out := make(map[RerouteReason]int64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func sortPartitionRoutingStats(ps []PartitionRoutingStats) {
+	sort.Slice(ps, func(i, j int) bool {
+		if ps[i].Topic != ps[j].Topic {
+			return ps[i].Topic < ps[j].Topic
+		}
+		return ps[i].Partition < ps[j].Partition
+	})
 }

@@ -161,7 +161,7 @@ type Event struct {
 
 // Reason names why reads moved. The values are stable machine-readable IDs
 // ([a-z_]+): the kafka package exports them as RerouteReason constants
-// (reroute_reason.go), metrics use them as label values, and they never
+// (reader_routing_stats.go), metrics use them as label values, and they never
 // change; the sentence a log line shows is RerouteReason.Sentence.
 type Reason string
 
