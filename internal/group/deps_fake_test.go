@@ -94,3 +94,111 @@ func newTestGroup(cfg Config, deps Deps) *Group {
 	g.ctx, g.cancel = context.WithCancel(context.Background())
 	return g
 }
+
+// fakeBalancers offers names; Assign gives every partition of topics to
+// the first member.
+type fakeBalancers struct {
+	names      []string
+	partitions map[string]int
+}
+
+func (b *fakeBalancers) Protocols() ([]Protocol, error) {
+	out := make([]Protocol, len(b.names))
+	for i, n := range b.names {
+		out[i] = Protocol{Name: n}
+	}
+	return out, nil
+}
+
+func (b *fakeBalancers) Assign(protocol string, members []Member, topics []string) (map[string]map[string][]int, bool) {
+	out := map[string]map[string][]int{}
+	for _, m := range members {
+		out[m.ID] = map[string][]int{}
+	}
+	for _, t := range topics {
+		for p := 0; p < b.partitions[t]; p++ {
+			out[members[0].ID][t] = append(out[members[0].ID][t], p)
+		}
+	}
+	return out, true
+}
+
+// fakeCluster dials scriptConns that coordinator answers; the first
+// failDials dials (all, when 0) fail with dialErr when it is set.
+type fakeCluster struct {
+	coordinator func(req protocol.Request) (protocol.Response, error)
+	partitions  map[string]int
+
+	mu        sync.Mutex
+	dials     int
+	dialErr   error
+	failDials int
+	answered  []error
+}
+
+func (c *fakeCluster) setDialErr(err error) {
+	c.mu.Lock()
+	c.dialErr = err
+	c.mu.Unlock()
+}
+
+func (c *fakeCluster) dialCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dials
+}
+
+func (c *fakeCluster) DialCoordinator(ctx context.Context) (CoordinatorConn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.dials++
+	if c.dialErr != nil && (c.failDials == 0 || c.dials <= c.failDials) {
+		return nil, c.dialErr
+	}
+	handle := c.coordinator
+	if handle == nil {
+		handle = func(protocol.Request) (protocol.Response, error) { return nil, errors.New("no answer") }
+	}
+	return &scriptConn{v: 4, handle: handle}, nil
+}
+
+func (c *fakeCluster) CoordinatorAnswered(conn CoordinatorConn, err error) {
+	c.mu.Lock()
+	c.answered = append(c.answered, err)
+	c.mu.Unlock()
+}
+
+func (c *fakeCluster) Refresh(ctx context.Context, topics ...string) error { return nil }
+
+func (c *fakeCluster) PartitionCount(topic string) (int, bool) {
+	n, ok := c.partitions[topic]
+	return n, ok
+}
+
+func (c *fakeCluster) LeaderConn(ctx context.Context, topic string, partition int) (Conn, error) {
+	return nil, errors.New("no leader")
+}
+
+func (c *fakeCluster) DropConn(Conn) {}
+
+// fakeFailures remembers the last failure set.
+type fakeFailures struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (f *fakeFailures) Set(err error) {
+	f.mu.Lock()
+	f.err = err
+	f.mu.Unlock()
+}
+
+func (f *fakeFailures) Clear() { f.Set(nil) }
+
+func (f *fakeFailures) last() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}
+
+func (f *fakeFailures) WithCause(err error) error { return err }
