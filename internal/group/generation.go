@@ -7,10 +7,7 @@ import (
 	"time"
 )
 
-// Assignment is a partition assigned to the member and the offset it
-// starts at: the group's committed offset, else the StartOffset policy
-// (FirstOffset, or LastOffset resolved and committed at once, see
-// resolveStartOffsets).
+// Assignment is an assigned partition and the offset it starts at.
 type Assignment struct {
 	ID     int
 	Offset int64
