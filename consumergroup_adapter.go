@@ -188,8 +188,8 @@ func (d groupDeps) Assign(protocol string, members []group.Member, topics []stri
 
 func (d groupDeps) Printf(format string, args ...interface{}) { d.cg.log(format, args...) }
 func (d groupDeps) Errorf(format string, args ...interface{}) { d.cg.logError(format, args...) }
-func (d groupDeps) Commit(quiet bool, groupID string, generationID int32, offsets, line string) {
-	d.cg.logCommit(quiet, groupID, generationID, offsets, line)
+func (d groupDeps) Commit(quiet bool, groupID string, generationID int32, offsets, format string, args ...interface{}) {
+	d.cg.logCommit(quiet, groupID, generationID, offsets, format, args...)
 }
 
 func (d groupDeps) Set(err error)             { d.cg.config.failure.set(err) }

@@ -60,9 +60,9 @@ func (f *fetcher) logFailure(returned bool, broker int, what string, err error, 
 // logCommit logs a commit: the Reader's synchronous
 // commits (CommitInterval 0) come once per CommitMessages call, so they go
 // only to an AttrLogger, at Debug.
-func (cg *ConsumerGroup) logCommit(quiet bool, groupID string, generationID int32, offsets, line string) {
+func (cg *ConsumerGroup) logCommit(quiet bool, groupID string, generationID int32, offsets, format string, args ...interface{}) {
 	if !quiet {
-		cg.log("%s", line)
+		cg.log(format, args...)
 		return
 	}
 	logEventTo(cg.config.Logger, slog.LevelDebug, "kafka reader: committed offsets", []slog.Attr{

@@ -142,9 +142,9 @@ type Errors interface {
 type Log interface {
 	Printf(format string, args ...interface{})
 	Errorf(format string, args ...interface{})
-	// Commit logs a commit; a quiet one (one per synchronous commit) only
-	// at debug level. line is the Printf line.
-	Commit(quiet bool, groupID string, generationID int32, offsets string, line string)
+	// Commit logs a commit (offsets formatted): a quiet one (one per
+	// synchronous commit) only at debug level, else as Printf.
+	Commit(quiet bool, groupID string, generationID int32, offsets string, format string, args ...interface{})
 }
 
 // Failures learns each failure retried before Next returns one, so that a

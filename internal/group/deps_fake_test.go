@@ -77,9 +77,9 @@ func (c *scriptConn) requests() []protocol.Request {
 // nopLog drops log lines.
 type nopLog struct{}
 
-func (nopLog) Printf(string, ...interface{})              {}
-func (nopLog) Errorf(string, ...interface{})              {}
-func (nopLog) Commit(bool, string, int32, string, string) {}
+func (nopLog) Printf(string, ...interface{})                              {}
+func (nopLog) Errorf(string, ...interface{})                              {}
+func (nopLog) Commit(bool, string, int32, string, string, ...interface{}) {}
 
 // newTestGroup is a Group that runs nothing: its methods are called
 // directly.

@@ -176,11 +176,11 @@ func (gen *Generation) CommitOffsets(offsets map[string]map[int]int64, quiet boo
 		cancel()
 		if err == nil {
 			fo := formatOffsets(offsets)
-			line := fmt.Sprintf("committed offsets of group %s generation %d: %s", gen.GroupID, gen.ID, fo)
 			if attempt > 1 {
-				line = fmt.Sprintf("committed offsets of group %s generation %d at attempt %d: %s", gen.GroupID, gen.ID, attempt, fo)
+				g.deps.Log.Commit(quiet, gen.GroupID, gen.ID, fo, "committed offsets of group %s generation %d at attempt %d: %s", gen.GroupID, gen.ID, attempt, fo)
+			} else {
+				g.deps.Log.Commit(quiet, gen.GroupID, gen.ID, fo, "committed offsets of group %s generation %d: %s", gen.GroupID, gen.ID, fo)
 			}
-			g.deps.Log.Commit(quiet, gen.GroupID, gen.ID, fo, line)
 			return nil
 		}
 		if !g.coordinatorUnreachable(err) {
