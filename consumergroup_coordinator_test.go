@@ -109,7 +109,7 @@ func TestConsumerGroupFrozenCoordinatorKeepsGeneration(t *testing.T) {
 	gens, _ := m.count()
 	require.Equal(t, 1, gens, "generations")
 	select {
-	case <-gen.done:
+	case <-gen.ended():
 		t.Fatalf("the generation ended: %v", gen.endReason())
 	default:
 	}
@@ -136,7 +136,7 @@ func TestConsumerGroupCoordinatorSilentPastSessionEnds(t *testing.T) {
 	t.Cleanup(func() { close(release) })
 	cgFreeze(b1, release, protocol.Heartbeat)
 	frozenAt := time.Now()
-	cgWait(t, gen.done, 5*time.Second, "the end of the generation")
+	cgWait(t, gen.ended(), 5*time.Second, "the end of the generation")
 	ended := time.Since(frozenAt)
 	// The last answered heartbeat was at most one interval before the
 	// freeze.

@@ -525,7 +525,7 @@ func TestConsumerGroupCoordinatorErrors(t *testing.T) {
 			require.Equal(t, 1, gens, "generations")
 			require.Nil(t, m.latest().endReason())
 			select {
-			case <-m.latest().done:
+			case <-m.latest().ended():
 				t.Fatal("the generation ended")
 			default:
 			}
@@ -923,23 +923,5 @@ func TestConsumerGroupJoinRetriesCoordinatorSoon(t *testing.T) {
 	}
 	if n := b.Requests(protocol.JoinGroup); n < 2 {
 		t.Errorf("%d JoinGroup requests, want a retry after NotCoordinator", n)
-	}
-}
-
-func TestJoinRetryBackoff(t *testing.T) {
-	cg := &ConsumerGroup{config: ConsumerGroupConfig{JoinGroupBackoff: time.Second}}
-	retries := 0
-	var got []time.Duration
-	for i := 0; i < 6; i++ {
-		got = append(got, cg.joinRetryBackoff(NotCoordinatorForGroup, &retries))
-	}
-	want := []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, time.Second, time.Second}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("coordinator retries waited %v, want %v", got, want)
-		}
-	}
-	if d := cg.joinRetryBackoff(RebalanceInProgress, &retries); d != time.Second || retries != 0 {
-		t.Errorf("other errors: %v (retries %d), want the full backoff and a reset", d, retries)
 	}
 }

@@ -1,9 +1,11 @@
 package kafka
 
 import (
-	"container/heap"
 	"fmt"
+	"slices"
 	"sort"
+
+	"github.com/rackfetch/kafka-go/internal/group"
 )
 
 // GroupMember describes a single participant in a consumer group.
@@ -315,7 +317,7 @@ func assignRackAffinity(members []groupMember, partitions []Partition, load map[
 		levels = append(levels, load[m.ID])
 	}
 	sort.Ints(levels)
-	levels = dedupSortedInts(levels)
+	levels = slices.Compact(levels)
 
 	type memberGroup struct {
 		rack, rank int // rack -1: unknown
@@ -358,7 +360,7 @@ func assignRackAffinity(members []groupMember, partitions []Partition, load map[
 			}
 		}
 		sort.Ints(followers)
-		followers = dedupSortedInts(followers)
+		followers = slices.Compact(followers)
 		key := fmt.Sprint(leader, followers)
 		c := classOf[key]
 		if c == nil {
@@ -377,39 +379,39 @@ func assignRackAffinity(members []groupMember, partitions []Partition, load map[
 	classNode := func(c int) int { return 4 + c }
 	rackNode := func(r int) int { return 4 + len(classes) + r }
 	groupNode := func(g int) int { return 4 + len(classes) + len(racks) + g }
-	f := newFlowNetwork(4 + len(classes) + len(racks) + len(groups))
+	f := group.NewFlowNetwork(4 + len(classes) + len(racks) + len(groups))
 
-	classOut := make([][]flowArc, len(classes)) // to racks and anywhere
+	classOut := make([][]group.FlowArc, len(classes)) // to racks and anywhere
 	for ci, c := range classes {
 		n := len(c.partitions)
-		f.addEdge(source, classNode(ci), n, 0)
+		f.AddEdge(source, classNode(ci), n, 0)
 		if c.leader >= 0 {
-			classOut[ci] = append(classOut[ci], f.addEdge(classNode(ci), rackNode(c.leader), n, 0))
+			classOut[ci] = append(classOut[ci], f.AddEdge(classNode(ci), rackNode(c.leader), n, 0))
 		}
 		for _, r := range c.followers {
-			classOut[ci] = append(classOut[ci], f.addEdge(classNode(ci), rackNode(r), n, followerCost))
+			classOut[ci] = append(classOut[ci], f.AddEdge(classNode(ci), rackNode(r), n, followerCost))
 		}
-		classOut[ci] = append(classOut[ci], f.addEdge(classNode(ci), anywhere, n, remoteCost))
+		classOut[ci] = append(classOut[ci], f.AddEdge(classNode(ci), anywhere, n, remoteCost))
 	}
-	var groupIn []flowArc // from racks and anywhere
-	groupExtra := make([]flowArc, len(groups))
+	var groupIn []group.FlowArc // from racks and anywhere
+	groupExtra := make([]group.FlowArc, len(groups))
 	for gi, g := range groups {
 		n := len(g.members)
 		if g.rack >= 0 {
-			groupIn = append(groupIn, f.addEdge(rackNode(g.rack), groupNode(gi), n*(per+1), 0))
+			groupIn = append(groupIn, f.AddEdge(rackNode(g.rack), groupNode(gi), n*(per+1), 0))
 		}
-		groupIn = append(groupIn, f.addEdge(anywhere, groupNode(gi), n*(per+1), 0))
+		groupIn = append(groupIn, f.AddEdge(anywhere, groupNode(gi), n*(per+1), 0))
 		if per > 0 {
-			f.addEdge(groupNode(gi), sink, n*per, 0)
+			f.AddEdge(groupNode(gi), sink, n*per, 0)
 		}
 		if extra > 0 {
-			groupExtra[gi] = f.addEdge(groupNode(gi), extraNode, n, int64(g.rank)*extraWeight)
+			groupExtra[gi] = f.AddEdge(groupNode(gi), extraNode, n, int64(g.rank)*extraWeight)
 		}
 	}
 	if extra > 0 {
-		f.addEdge(extraNode, sink, extra, 0)
+		f.AddEdge(extraNode, sink, extra, 0)
 	}
-	f.minCostFlow(source, sink)
+	f.MinCostFlow(source, sink)
 
 	// Decompose the flow into partitions per member. Rack, anywhere and
 	// group nodes only pass flow through, so the units entering one can be
@@ -419,7 +421,7 @@ func assignRackAffinity(members []groupMember, partitions []Partition, load map[
 	for gi, g := range groups {
 		extras := 0
 		if extra > 0 {
-			extras = f.edge(groupExtra[gi]).flow()
+			extras = f.Edge(groupExtra[gi]).Flow()
 		}
 		for i := range g.members {
 			n := per
@@ -431,19 +433,19 @@ func assignRackAffinity(members []groupMember, partitions []Partition, load map[
 			}
 		}
 	}
-	arriving := make([][]flowUnits, len(f.adj)) // at rack or anywhere node: group, units
+	arriving := make([][]flowUnits, f.Nodes()) // at rack or anywhere node: group, units
 	for _, a := range groupIn {
-		e := f.edge(a)
-		if n := e.flow(); n > 0 {
-			arriving[a.from] = append(arriving[a.from], flowUnits{e.to - groupNode(0), n})
+		e := f.Edge(a)
+		if n := e.Flow(); n > 0 {
+			arriving[a.From] = append(arriving[a.From], flowUnits{e.To - groupNode(0), n})
 		}
 	}
 	for ci, c := range classes {
 		parts := c.partitions
 		for _, a := range classOut[ci] {
-			e := f.edge(a)
-			for n := e.flow(); n > 0; {
-				gi, m := takeUnits(&arriving[e.to], n)
+			e := f.Edge(a)
+			for n := e.Flow(); n > 0; {
+				gi, m := takeUnits(&arriving[e.To], n)
 				for k := m; k > 0; {
 					i, s := takeUnits(&seats[gi], k)
 					id := groups[gi].members[i]
@@ -476,126 +478,4 @@ func takeUnits(queue *[]flowUnits, n int) (to, taken int) {
 	}
 	*queue = q
 	return to, taken
-}
-
-// dedupSortedInts removes repeats from a sorted slice, in place.
-func dedupSortedInts(s []int) []int {
-	out := s[:0]
-	for i, v := range s {
-		if i == 0 || v != out[len(out)-1] {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// flowNetwork is a small min-cost max-flow solver (successive shortest paths
-// with Dijkstra on reduced costs). Costs must be non-negative.
-type flowNetwork struct {
-	adj [][]flowEdge
-}
-
-type flowEdge struct {
-	to, rev   int // rev: index of the reverse edge in adj[to]
-	cap, cap0 int
-	cost      int64
-}
-
-func (e *flowEdge) flow() int { return e.cap0 - e.cap }
-
-func newFlowNetwork(nodes int) *flowNetwork {
-	return &flowNetwork{adj: make([][]flowEdge, nodes)}
-}
-
-// flowArc locates an edge of a flowNetwork.
-type flowArc struct{ from, index int }
-
-// addEdge adds an edge and returns where to find it.
-func (f *flowNetwork) addEdge(from, to, capacity int, cost int64) (a flowArc) {
-	a.from, a.index = from, len(f.adj[from])
-	f.adj[from] = append(f.adj[from], flowEdge{to: to, rev: len(f.adj[to]), cap: capacity, cap0: capacity, cost: cost})
-	f.adj[to] = append(f.adj[to], flowEdge{to: from, rev: len(f.adj[from]) - 1, cost: -cost})
-	return a
-}
-
-func (f *flowNetwork) edge(a flowArc) *flowEdge { return &f.adj[a.from][a.index] }
-
-// minCostFlow pushes as much flow as possible from s to t at least cost.
-func (f *flowNetwork) minCostFlow(s, t int) {
-	n := len(f.adj)
-	potential := make([]int64, n) // zero is valid: initial costs are >= 0
-	dist := make([]int64, n)
-	prevNode := make([]int, n)
-	prevEdge := make([]int, n)
-	const unreached = int64(1<<63 - 1)
-
-	for {
-		for i := range dist {
-			dist[i] = unreached
-		}
-		dist[s] = 0
-		q := &flowQueue{{node: s}}
-		for q.Len() > 0 {
-			it := heap.Pop(q).(flowItem)
-			if it.dist > dist[it.node] {
-				continue
-			}
-			for i := range f.adj[it.node] {
-				e := &f.adj[it.node][i]
-				if e.cap == 0 {
-					continue
-				}
-				d := it.dist + e.cost + potential[it.node] - potential[e.to]
-				if d < dist[e.to] {
-					dist[e.to] = d
-					prevNode[e.to], prevEdge[e.to] = it.node, i
-					heap.Push(q, flowItem{node: e.to, dist: d})
-				}
-			}
-		}
-		if dist[t] == unreached {
-			return
-		}
-		for i := range potential {
-			if dist[i] != unreached {
-				potential[i] += dist[i]
-			}
-		}
-
-		push := int(^uint(0) >> 1)
-		for v := t; v != s; v = prevNode[v] {
-			if c := f.adj[prevNode[v]][prevEdge[v]].cap; c < push {
-				push = c
-			}
-		}
-		for v := t; v != s; v = prevNode[v] {
-			e := &f.adj[prevNode[v]][prevEdge[v]]
-			e.cap -= push
-			f.adj[v][e.rev].cap += push
-		}
-	}
-}
-
-type flowItem struct {
-	node int
-	dist int64
-}
-
-// flowQueue is a min-heap on distance, then node, for deterministic order.
-type flowQueue []flowItem
-
-func (q flowQueue) Len() int { return len(q) }
-func (q flowQueue) Less(i, j int) bool {
-	if q[i].dist != q[j].dist {
-		return q[i].dist < q[j].dist
-	}
-	return q[i].node < q[j].node
-}
-func (q flowQueue) Swap(i, j int)       { q[i], q[j] = q[j], q[i] }
-func (q *flowQueue) Push(x interface{}) { *q = append(*q, x.(flowItem)) }
-func (q *flowQueue) Pop() interface{} {
-	old := *q
-	it := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return it
 }

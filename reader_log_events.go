@@ -60,12 +60,12 @@ func (f *fetcher) logFailure(returned bool, broker int, what string, err error, 
 // logCommit logs a commit: the Reader's synchronous
 // commits (CommitInterval 0) come once per CommitMessages call, so they go
 // only to an AttrLogger, at Debug.
-func (cg *ConsumerGroup) logCommit(quiet bool, g *Generation, offsets map[string]map[int]int64, format string, args ...interface{}) {
+func (cg *ConsumerGroup) logCommit(quiet bool, groupID string, generationID int32, offsets, format string, args ...interface{}) {
 	if !quiet {
 		cg.log(format, args...)
 		return
 	}
 	logEventTo(cg.config.Logger, slog.LevelDebug, "kafka reader: committed offsets", []slog.Attr{
-		slog.String("group", g.GroupID), slog.Int("generation", int(g.ID)), slog.String("offsets", formatOffsets(offsets)),
+		slog.String("group", groupID), slog.Int("generation", int(generationID)), slog.String("offsets", offsets),
 	}, "")
 }
