@@ -181,14 +181,10 @@ func TestReaderRackFollowerStalls(t *testing.T) {
 func TestReaderRackLeaderNotCutByStallTimeout(t *testing.T) {
 	c := rtRackCluster(t, false) // no selector: every fetch goes to the leader
 	rtAppend(c, 0, 0, 4)
-	r := rtReader(t, c, func(cfg *ReaderConfig) {
-		cfg.Rack = "b"
-		cfg.MaxWait = 50 * time.Millisecond
-		cfg.ReplicaStallTimeout = time.Millisecond
-	})
 	release := make(chan struct{})
 	leader := c.Broker(1)
-	// The first fetch is held 20x longer than MaxWait + ReplicaStallTimeout.
+	// The first fetch is held 20x longer than MaxWait + ReplicaStallTimeout
+	// (scripted before the Reader starts, which may fetch at once).
 	go func() {
 		defer close(release)
 		timer := time.NewTimer(time.Second)
@@ -196,6 +192,11 @@ func TestReaderRackLeaderNotCutByStallTimeout(t *testing.T) {
 		<-timer.C
 	}()
 	leader.Script(protocol.Fetch, 1, fakebroker.Step{Action: fakebroker.Action{Wait: release}})
+	r := rtReader(t, c, func(cfg *ReaderConfig) {
+		cfg.Rack = "b"
+		cfg.MaxWait = 50 * time.Millisecond
+		cfg.ReplicaStallTimeout = time.Millisecond
+	})
 	rtExpect(t, r, 0, 4)
 	if n := leader.Requests(protocol.Fetch); n != 1 {
 		t.Errorf("%d fetches sent to the leader, want 1 (a held fetch was cut and retried)", n)
