@@ -7,7 +7,7 @@
 #   make test-race     the unit and fake-broker tests under the race detector (part of make test)
 #   make test-matrix   the test suite once per Kafka version line in MATRIX, each on a fresh cluster
 #                      (PKGS=./testing/... for the harness alone)
-#   make test-rack-oldest  the rack integration tests (RACK_TESTS) on the oldest supported line (OLDEST_KAFKA),
+#   make test-rack-oldest  the rack integration tests (RACK_TESTS, in integration/) on the oldest supported line (OLDEST_KAFKA),
 #                      on a fresh cluster of its own (OLDEST_STATE_DIR, ports from OLDEST_PORT_BASE), stopped after
 #   make test-netfault the network fault tests (TestNetFault*, testing/netfault) on a fresh 3.7 cluster of their
 #                      own with the fault proxy (KAFKA_NETFAULT=1; NETFAULT_STATE_DIR, ports from
@@ -122,6 +122,8 @@ OLDEST_KAFKA ?= 2.8
 OLDEST_STATE_DIR ?= $(CURDIR)/.kafka/oldest
 OLDEST_PORT_BASE ?= 30290
 RACK_TESTS ?= TestRackIntegration|TestRackFaults|TestRackClientSelection
+# The package that holds them (the integration tests that need only the public API).
+RACK_PKGS ?= ./integration
 # Tests to leave out on the oldest line (none now: the follower-lag throttle scenario with the client's choice
 # runs there too, its test accepting 2.8's throttled follower rejoining the ISR within seconds).
 RACK_SKIP ?= ^$$
@@ -129,7 +131,7 @@ RACK_SKIP ?= ^$$
 test-rack-oldest:
 	env -u KAFKA_BROKERS KAFKA_VERSION=$(OLDEST_KAFKA) KAFKA_SELECTOR=rack KAFKA_STATE_DIR=$(OLDEST_STATE_DIR) \
 	  KAFKA_PORT_BASE=$(OLDEST_PORT_BASE) $(WITH_CLUSTER) --fresh \
-	  $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) -run '$(RACK_TESTS)' -skip '$(RACK_SKIP)' .
+	  $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) -run '$(RACK_TESTS)' -skip '$(RACK_SKIP)' $(RACK_PKGS)
 
 # Network faults between the clients and one broker (testing/netfault): a cluster with the fault proxy in front
 # of a client-only listener per broker, beside a developer's own (.kafka, ports from 29090), test-matrix's
@@ -139,11 +141,12 @@ NETFAULT_KAFKA ?= 3.7
 NETFAULT_STATE_DIR ?= $(CURDIR)/.kafka/netfault
 NETFAULT_PORT_BASE ?= 30390
 NETFAULT_TESTS ?= TestNetFault
+NETFAULT_PKGS ?= ./integration
 
 test-netfault:
 	env -u KAFKA_BROKERS KAFKA_VERSION=$(NETFAULT_KAFKA) KAFKA_SELECTOR=rack KAFKA_NETFAULT=1 KAFKA_REQUIRE_NETFAULT=1 \
 	  KAFKA_STATE_DIR=$(NETFAULT_STATE_DIR) KAFKA_PORT_BASE=$(NETFAULT_PORT_BASE) $(WITH_CLUSTER) --fresh \
-	  $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) -run '$(NETFAULT_TESTS)' .
+	  $(GO) test -count=1 -timeout $(TEST_TIMEOUT) $(GOTESTFLAGS) -run '$(NETFAULT_TESTS)' $(NETFAULT_PKGS)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
@@ -240,7 +243,7 @@ DOCKER_KAFKA ?= 3.7
 COMPOSE_PORT_BASE ?= 29090
 CONTAINERS_KAFKA ?= 3.7
 CONTAINERS_PORT_BASE ?= 28090
-# -run pattern of testing/containers' tests, and the root package's tests TestContainersCluster runs
+# -run pattern of testing/containers' tests, and the integration tests (./integration) TestContainersCluster runs
 # (default: the rack integration tests that need no second cluster; empty: none).
 CONTAINERS_RUN ?= .
 CONTAINERS_RACK_TESTS ?= ^TestRackIntegration(SteadyState|FollowerKilled|FollowerPaused)$$

@@ -1,9 +1,11 @@
 package kafka
 
-// Admin requests for the rack integration tests (rack_integration_test.go,
-// package kafka_test), which the public API does not offer: reordering a
-// partition's replicas and electing its preferred leader. Exported only in
-// the test build.
+// Test hooks of the integration tests that stay in the root package: admin
+// requests on a Conn for cluster_frozen_integration_test.go (reordering a
+// partition's replicas and electing its preferred leader; integration/
+// sends them with the Client), and the fetch engine's counters and idle
+// timeout for reader_engine_integration_test.go. Exported only in the test
+// build.
 
 import (
 	"context"

@@ -25,7 +25,7 @@ import (
 //
 //	CONTAINERS_IMAGE       broker image (default DefaultImage)
 //	CONTAINERS_PORT_BASE   ports of the cluster (default Options' default)
-//	CONTAINERS_RACK_TESTS  the root package's tests TestContainersCluster runs after the harness's own
+//	CONTAINERS_RACK_TESTS  the integration tests (./integration) TestContainersCluster runs after the harness's own
 //	                       (default: the rack integration tests that need no second cluster; "" for none)
 
 func TestMain(m *testing.M) {
@@ -117,7 +117,7 @@ func TestContainersCluster(t *testing.T) {
 	}
 	runs := []struct{ name, pkg, run string }{
 		{"harness", "./testing", "^TestCluster"},
-		{"rack", ".", rackTests},
+		{"rack", "./integration", rackTests},
 	}
 	for _, r := range runs {
 		if r.run == "" {

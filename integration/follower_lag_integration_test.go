@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // Acceptance of the lag check (ReaderConfig.MaxFollowerLag) on the real
 // 3-rack cluster, selector on: a rack-b Reader leaves a follower that falls
@@ -283,7 +283,6 @@ func flThrottled(t *testing.T, c *ktesting.Cluster, sel kafka.ReplicaSelector) {
 		back = string(kafka.RerouteClientChoice)
 	}
 	a, b, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "b"), brokerInRack(t, c, "c")
-	rfTraceRouting(t)
 	topic := createTopic(t, c, kafka.TopicConfig{ReplicaAssignments: []kafka.ReplicaAssignment{{Partition: 0, Replicas: []int{a, b, cc}}}})
 	ctx := testContext(t, 4*time.Minute)
 	cl := &kafka.Client{Addr: kafka.TCP(c.Brokers...), Timeout: 10 * time.Second}
@@ -302,13 +301,19 @@ func flThrottled(t *testing.T, c *ktesting.Cluster, sel kafka.ReplicaSelector) {
 	go func() { defer pwg.Done(); prod.run(pctx, w) }()
 	defer func() { stopProducer(); pwg.Wait() }()
 
-	newReader := func(lag time.Duration) *kafka.Reader {
+	// spy sees the requests of r's connections: after the leadership
+	// moves, its ListOffsets are those of the lag check.
+	spy := &apiSpy{}
+	newReader := func(lag time.Duration, spy *apiSpy) *kafka.Reader {
 		return riReader(t, c, topic, func(cfg *kafka.ReaderConfig) {
 			cfg.Rack, cfg.MaxFollowerLag, cfg.ReplicaSelector = "b", lag, sel
 			cfg.ReplicaStallTimeout = 20 * time.Second // only the lag check may leave the follower
+			if spy != nil {
+				cfg.Dialer = spy.dialer(cfg.Dialer)
+			}
 		})
 	}
-	r, control := newReader(flBound), newReader(-1)
+	r, control := newReader(flBound, spy), newReader(-1, nil)
 	cons, ccons := &flConsumer{}, &flConsumer{}
 	rctx, stopReaders := context.WithCancel(ctx)
 	var rwg sync.WaitGroup
@@ -331,15 +336,15 @@ func flThrottled(t *testing.T, c *ktesting.Cluster, sel kafka.ReplicaSelector) {
 	base := prod.count()
 	require.Eventually(t, func() bool { return prod.count() >= base+10*flBatch }, 30*time.Second, 50*time.Millisecond, "the producer stalled")
 	conn := dialController(t, c) // a ZooKeeper cluster (2.x) takes reassignments at its controller only
-	require.NoError(t, kafka.RackTestReorderReplicas(ctx, conn, topic, 0, []int{cc, b, a}))
+	require.NoError(t, reorderReplicas(ctx, conn, topic, 0, []int{cc, b, a}))
 	require.Eventually(t, func() bool {
-		if err := kafka.RackTestElectPreferredLeader(ctx, conn, topic, 0); err != nil && !errors.Is(err, kafka.ElectionNotNeeded) {
+		if err := electPreferredLeader(ctx, conn, topic, 0); err != nil && !errors.Is(err, kafka.ElectionNotNeeded) {
 			return false
 		}
 		return flLeader(ctx, cl, topic) == cc
 	}, 30*time.Second, 200*time.Millisecond, "leadership did not move to rack c")
 	movedAt := time.Now()
-	listOffsets0 := kafka.ReaderTestLeaderEndRequests(r)
+	listOffsets0 := len(spy.requests(apiListOffsets))
 
 	// The throttled follower leaves the ISR; the reader leaves it within
 	// the bound of the moment the leader's high watermark runs ahead (it
@@ -445,7 +450,7 @@ func flThrottled(t *testing.T, c *ktesting.Cluster, sel kafka.ReplicaSelector) {
 	require.Eventually(t, onBroker(route, b), 90*time.Second, 50*time.Millisecond, "the reader never returned to rack b")
 	backAt := time.Now()
 	d := time.Since(movedAt)
-	listOffsets := kafka.ReaderTestLeaderEndRequests(r) - listOffsets0
+	listOffsets := len(spy.requests(apiListOffsets)) - listOffsets0
 	t.Logf("LAGFIGURE throttle removed; reader back on rack b %v later; ListOffsets for the lag check: %d in %v (%.2f/s)",
 		backAt.Sub(removedAt).Round(10*time.Millisecond), listOffsets, d.Round(time.Second), float64(listOffsets)/d.Seconds())
 	_, rr, _ = route.get()

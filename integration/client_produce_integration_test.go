@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // Integration tests of Client.Produce, RawProduce and Fetch against the real 3-rack cluster: every codec
 // with headers read back exactly, each RequiredAcks, fetch errors and produce to a partition that does not

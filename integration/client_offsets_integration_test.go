@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // Integration tests of Client.ListOffsets, OffsetCommit, OffsetFetch, OffsetDelete and ConsumerOffsets
 // against the real 3-rack cluster: first, last and time offsets of partitions led by different brokers,

@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // Integration tests of the Client's topic and config administration on the
 // real 3-rack cluster: creating topics (with configs and replica

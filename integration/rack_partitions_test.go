@@ -1,6 +1,6 @@
 //go:build !rackmany
 
-package kafka_test
+package integration
 
 // rkPartitions is how many partitions the rack tests' topics have.
 const rkPartitions = 6

@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // TestRackFaultsAcceptance: the acceptance scenario of rack-aware
 // fetching through broker faults on the real
@@ -25,7 +25,7 @@ package kafka_test
 // computed from these samples and from the producer's acknowledgements and
 // the Reader's deliveries, and printed as one line per window:
 //
-//	go test -count=1 -v -run TestRackFaultsAcceptance -timeout 10m . | grep RACKFIGURE
+//	go test -count=1 -v -run TestRackFaultsAcceptance -timeout 10m ./integration | grep RACKFIGURE
 //
 // With -tags rackmany the topic has 60 partitions (rack_partitions_many_test.go).
 //
@@ -193,29 +193,6 @@ func rfDebugLogger(t *testing.T, prefix string) kafka.Logger {
 	}
 	return kafka.LoggerFunc(func(f string, a ...any) {
 		t.Logf("%s %s: %s", time.Now().Format("15:04:05.000"), prefix, fmt.Sprintf(f, a...))
-	})
-}
-
-// rfTraceRouting (RF_TRACE=file) writes every routing event and decision of
-// the test's Readers to file, to tell why a partition stayed off rack b.
-func rfTraceRouting(t *testing.T) {
-	name := os.Getenv("RF_TRACE")
-	if name == "" {
-		return
-	}
-	f, err := os.Create(name)
-	require.NoError(t, err)
-	var mu sync.Mutex
-	kafka.SetRouteTrace(func(line string) {
-		mu.Lock()
-		fmt.Fprintln(f, line)
-		mu.Unlock()
-	})
-	t.Cleanup(func() {
-		kafka.SetRouteTrace(nil)
-		mu.Lock()
-		f.Close()
-		mu.Unlock()
 	})
 }
 
@@ -966,7 +943,6 @@ func TestRackFaultsAcceptance(t *testing.T) {
 	rkRequireSelector(t, c)
 	ktesting.LockCluster(t)
 	a, b, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "b"), brokerInRack(t, c, "c")
-	rfTraceRouting(t)
 
 	h := &rfHarness{t: t, c: c, b: b, sockets: newRKSockets(), held: newRFHeld(), down: map[int]bool{}, metaConns: map[int]*kafka.Conn{}}
 	assign := rkAssignments(a, b, cc)
@@ -1129,7 +1105,7 @@ func TestRackFaultsAcceptance(t *testing.T) {
 	ctx := testContext(t, 90*time.Second)
 	for p := 0; p < rkPartitions; p++ {
 		h.poll(60*time.Second, fmt.Sprintf("partition %d led by its preferred replica", p), func() bool {
-			err := kafka.RackTestElectPreferredLeader(ctx, admin, h.topic, p)
+			err := electPreferredLeader(ctx, admin, h.topic, p)
 			if err != nil && !errors.Is(err, kafka.ElectionNotNeeded) {
 				t.Logf("electing the preferred leader of partition %d: %v", p, err)
 			}

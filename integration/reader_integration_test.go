@@ -1,9 +1,9 @@
-package kafka_test
+package integration
 
 // Integration tests of the Reader on the real 3-rack cluster: exact
 // delivery, offsets, lag and stats; SetOffset/SetOffsetAt; surviving the
 // partition leader's death and restart; rack-aware routing. Helpers from
-// cluster_integration_test.go; the ones here are prefixed ri.
+// helpers_test.go and helpers_topics_test.go; the ones here are prefixed ri.
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // Metadata faults on the real cluster, with a rack-b Reader: a
 // topic deleted and created again under the same name (a new topic ID,

@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // Integration tests of the Client's security administration against the real cluster: the ACL calls
 // answer SecurityDisabled (the test cluster runs without an authorizer), client quotas are set, read back

@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // Integration tests of Client.Metadata, ApiVersions and FindCoordinator against the real 3-rack cluster:
 // the brokers with their racks, a topic's partitions with leaders and ISR, an unknown topic (not

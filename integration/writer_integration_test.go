@@ -1,11 +1,11 @@
-package kafka_test
+package integration
 
 // Integration tests of Writer against the real 3-rack cluster: every codec
 // and balancer (read back with Conn at the partition and offset Completion
 // reported), RequiredAcks all/one/none, an asynchronous writer, a topic with
 // a small max.message.bytes, and the partition leader killed while
 // synchronous writes with RequireAll run. Helpers are shared with
-// cluster_integration_test.go and conn_integration_test.go.
+// helpers_test.go, helpers_topics_test.go and conn_integration_test.go.
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // Integration tests of the Client's group methods on the real 3-rack
 // cluster: a group driven entirely through the Client, a Reader's group

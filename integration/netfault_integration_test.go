@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // The network fault tests: faults on the path between a rack-b group
 // Reader and the rack-b broker only, through the cluster's fault proxy
@@ -18,7 +18,7 @@ package kafka_test
 //
 // The figures are logged as NETFAULTFIGURE lines:
 //
-//	go test -count=1 -v -run TestNetFault . | grep NETFAULTFIGURE
+//	go test -count=1 -v -run TestNetFault ./integration | grep NETFAULTFIGURE
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // Errors name their cause: each bad input (wrong passwords, unknown host, TLS against a
 // plaintext port and the reverse, connection refused, an HTTP server, a TLS server; also an untrusted CA, SASL against a

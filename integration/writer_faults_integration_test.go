@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // Integration tests of the Writer through faults on the real 3-rack
 // cluster: a default-acks (acks=0) write at once to a topic just
@@ -6,7 +6,7 @@ package kafka_test
 // partition leader is frozen (SIGSTOP) moves to the new leader within 5 s
 // of the freeze, without losing or duplicating an acknowledged message.
 //
-//	testing/cluster/with-cluster go test -count=1 -v -run 'TestWriterIntegration(FreshTopicAcksNone|FrozenLeader)' .
+//	testing/cluster/with-cluster go test -count=1 -v -run 'TestWriterIntegration(FreshTopicAcksNone|FrozenLeader)' ./integration
 
 import (
 	"context"

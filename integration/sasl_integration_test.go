@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // Integration tests of the Dialer's SASL and TLS against the real cluster's SASL_PLAINTEXT, SSL and
 // SASL_SSL listeners.

@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // Integration test of the Client's transaction requests on the real
 // cluster: two transactions made by hand (producer id, partitions, records,

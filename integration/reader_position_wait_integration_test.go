@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // Integration test of the Reader's wait for an offset past the log end on
 // the real cluster: SetOffset(42) on a topic created a moment ago, before

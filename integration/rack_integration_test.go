@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // Acceptance tests of rack-aware fetching (KIP-392) on the real 3-rack
 // cluster. A topic of six partitions is led in racks a and c only, and the
@@ -20,7 +20,7 @@ package kafka_test
 // go test -v). The steady-state period is RACK_STEADY_STATE (a Go
 // duration, default 60s); a longer soak:
 //
-//	RACK_STEADY_STATE=5m go test -run TestRackIntegrationSteadyState -timeout 20m .
+//	RACK_STEADY_STATE=5m go test -run TestRackIntegrationSteadyState -timeout 20m ./integration
 //
 // The selector-less cluster of TestRackIntegrationNoSelector is started on
 // ports from SECOND_CLUSTER_PORT_BASE (default: the main cluster's KAFKA_PORT_BASE - 1000, else 28090), unless the
@@ -1146,14 +1146,14 @@ func TestRackIntegrationFollowerPaused(t *testing.T) {
 	admin := dialController(t, c) // a ZooKeeper cluster reassigns and elects only at its controller
 	var err error
 	h.poll(30*time.Second, "partition 0's replicas reordered", func() bool {
-		err = kafka.RackTestReorderReplicas(ctx, admin, h.topic, 0, []int{cc, h.follower, a})
+		err = reorderReplicas(ctx, admin, h.topic, 0, []int{cc, h.follower, a})
 		if err != nil {
 			t.Logf("reordering replicas: %v", err)
 		}
 		return err == nil
 	})
 	h.poll(30*time.Second, "partition 0 led in rack c", func() bool {
-		err = kafka.RackTestElectPreferredLeader(ctx, admin, h.topic, 0)
+		err = electPreferredLeader(ctx, admin, h.topic, 0)
 		if err != nil && !errors.Is(err, kafka.ElectionNotNeeded) {
 			t.Logf("electing the preferred leader: %v", err)
 		}

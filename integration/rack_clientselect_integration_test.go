@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // Acceptance of client-side replica selection (ReaderConfig.ReplicaSelector,
 // RackAffinityReplicaSelector) on a real 3-rack cluster WITHOUT
@@ -131,10 +131,10 @@ func csMoveLeader(t *testing.T, h *rkHarness, p int, replicas []int, figure stri
 	ctx := testContext(t, 60*time.Second)
 	admin := dialController(t, h.c)
 	h.poll(30*time.Second, fmt.Sprintf("partition %d's replicas reordered", p), func() bool {
-		return kafka.RackTestReorderReplicas(ctx, admin, h.topic, p, replicas) == nil
+		return reorderReplicas(ctx, admin, h.topic, p, replicas) == nil
 	})
 	h.poll(30*time.Second, fmt.Sprintf("partition %d led by broker %d", p, replicas[0]), func() bool {
-		kafka.RackTestElectPreferredLeader(ctx, admin, h.topic, p)
+		electPreferredLeader(ctx, admin, h.topic, p)
 		ps, err := partitionsOn(h.bootAddr, h.topic)
 		return err == nil && len(ps) == rkPartitions && ps[p].Leader.ID == replicas[0]
 	})

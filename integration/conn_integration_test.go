@@ -1,4 +1,4 @@
-package kafka_test
+package integration
 
 // Integration tests of Conn against the real 3-rack cluster: produce and fetch with every codec, offsets
 // and seeks, and rack-aware fetching (KIP-392): the leader naming the rack's follower, and fetching from
