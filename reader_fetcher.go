@@ -283,7 +283,9 @@ func (f *fetcher) step(ctx context.Context) bool {
 		fetcherBeforeFetch(ctx, f)
 	}
 	t0 := time.Now()
+	r.stats.totals.setPolling(f.tp, true)
 	res := r.engine.Fetch(ctx, broker, w)
+	r.stats.totals.setPolling(f.tp, false)
 	t1 := time.Now()
 	if ctx.Err() != nil {
 		return false

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rackfetch/kafka-go/protocol"
@@ -31,4 +32,27 @@ func TestReaderReadLagFromFetchAnswers(t *testing.T) {
 	<-b.Await(protocol.Fetch, fetches+20)
 	require.LessOrEqual(t, b.Requests(protocol.ListOffsets)-listed, 2,
 		"ListOffsets requests while the partition is fetched")
+}
+
+// An idle partition's fetch waits at the engine for longer than
+// ReadLagInterval (a fetch session leaves it out of the answers while
+// nothing changes): its last high watermark is current meanwhile, and the
+// periodic lag costs no ListOffsets.
+func TestReaderReadLagWhileLongPolling(t *testing.T) {
+	c := rtCluster(t, fakebroker.Config{}, 1, 1)
+	rtAppend(c, 0, 0, 10)
+	r := rtReader(t, c, func(cfg *ReaderConfig) {
+		cfg.ReadLagInterval = 10 * time.Millisecond
+	})
+	rtExpect(t, r, 0, 10)
+	b := c.Broker(1)
+	hold := make(chan struct{})
+	defer close(hold)
+	held := b.ScriptNext(protocol.Fetch, fakebroker.Step{Action: fakebroker.Action{Wait: hold}})
+	<-b.Await(protocol.Fetch, held)
+	listed := b.Requests(protocol.ListOffsets)
+	// 50 lag intervals while the fetch waits.
+	assert.Never(t, func() bool { return b.Requests(protocol.ListOffsets)-listed > 1 }, 500*time.Millisecond, 10*time.Millisecond,
+		"ListOffsets requests while the partition long-polls")
+	assert.Equal(t, int64(0), r.Stats().Lag)
 }

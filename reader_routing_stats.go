@@ -149,6 +149,11 @@ type partitionTotals struct {
 	reroutes           map[RerouteReason]int64
 	offset, hw         int64
 	hwAt               time.Time // when a fetch answer or ListOffsets last gave hw
+	// polling: a fetch of the partition waits at the engine. Its fetch
+	// session leaves a partition out of the answers while nothing changed
+	// (KIP-227), and the engine fails the fetch when the broker stops
+	// answering: meanwhile the last hw is current.
+	polling bool
 }
 
 // partition returns tp's counters, creating them; t.mu must be held.
@@ -214,16 +219,23 @@ func (t *routingTotals) position(tp topicPartition, offset, hw int64, fromLeader
 }
 
 // fetchedHighWatermark returns the high watermark tp's latest fetch answer
-// carried, if one arrived within maxAge: the periodic lag of a partition
-// being fetched costs no request.
+// carried, if one arrived within maxAge or a fetch of tp is polling: the
+// periodic lag of a partition being fetched costs no request.
 func (t *routingTotals) fetchedHighWatermark(tp topicPartition, maxAge time.Duration) (int64, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p := t.partitions[tp]
-	if p == nil || p.hw < 0 || time.Since(p.hwAt) > maxAge {
+	if p == nil || p.hw < 0 || (!p.polling && time.Since(p.hwAt) > maxAge) {
 		return 0, false
 	}
 	return p.hw, true
+}
+
+// setPolling records whether a fetch of tp waits at the engine.
+func (t *routingTotals) setPolling(tp topicPartition, polling bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.partition(tp).polling = polling
 }
 
 // leaderHighWatermark records the leader's high watermark learnt besides
