@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rackfetch/kafka-go/internal/fetchengine"
+	"github.com/rackfetch/kafka-go/internal/recordqueue"
 	"github.com/rackfetch/kafka-go/internal/routing"
 	"github.com/rackfetch/kafka-go/protocol"
 )
@@ -63,7 +64,7 @@ type fetcher struct {
 	// (reader_runtime.go).
 	leaderEndSeen uint64
 
-	dec      partitionDecoder
+	dec      recordqueue.Decoder
 	failures int // consecutive failures to reach the partition, for MaxAttempts
 	// unknownSince: when the partition's topic started being unknown to
 	// the brokers (zero: it is known), see failed.
@@ -71,7 +72,7 @@ type fetcher struct {
 }
 
 func newFetcher(r *Reader, tp topicPartition, offset int64, gen int64) *fetcher {
-	return &fetcher{r: r, tp: tp, gen: gen, offset: offset, epoch: -1, now: time.Now, routed: -1, served: -1}
+	return &fetcher{r: r, tp: tp, gen: gen, offset: offset, epoch: -1, now: time.Now, routed: -1, served: -1, dec: recordqueue.Decoder{KafkaError: kafkaError}}
 }
 
 // run fetches until ctx ends or the generation is over.
@@ -309,7 +310,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 	}
 
 	p := res.Partition
-	fb, err := f.dec.decode(p, f.tp.topic, f.tp.partition, fetchOffset, r.config.IsolationLevel, broker, fetchLimits{maxBytes: int(w.MaxBytes), asked: int(res.MaxBytes), full: res.Full})
+	fb, err := f.dec.Decode(p, f.tp.topic, f.tp.partition, fetchOffset, int8(r.config.IsolationLevel), broker, recordqueue.Limits{MaxBytes: int(w.MaxBytes), Asked: int(res.MaxBytes), Full: res.Full})
 	hw, preferred := p.HighWatermark, int(p.PreferredReadReplica)
 	f.drained = len(p.Records) == 0
 	b, _ := f.broker(broker)
@@ -325,21 +326,21 @@ func (f *fetcher) step(ctx context.Context) bool {
 
 	// Every record of the batch reaches the queue before anything else
 	// happens: a switch of replica or an error never drops fetched data.
-	n := fb.records()
+	n := fb.Records()
 	r.stats.messages.observe(int64(n))
-	r.stats.bytes.observe(fb.bytes)
+	r.stats.bytes.observe(fb.Bytes)
 	r.stats.fetchSize.observe(int64(n))
-	r.stats.fetchBytes.observe(fb.bytes)
+	r.stats.fetchBytes.observe(fb.Bytes)
 	r.stats.readTime.observeDuration(time.Since(t1))
 	if n > 0 {
-		fb.run.incarnation = f.topicGen
-		if perr := r.queue.push(f.gen, f.tp, fb.run); perr != nil {
+		fb.Run.Incarnation = f.topicGen
+		if perr := r.queue.push(f.gen, f.tp, fb.Run); perr != nil {
 			return false
 		}
-		f.epoch = fb.epoch
+		f.epoch = fb.Epoch
 	}
-	if fb.next > f.offset {
-		f.offset = fb.next
+	if fb.Next > f.offset {
+		f.offset = fb.Next
 	}
 	if err == nil && hw >= 0 {
 		lag := hw - f.offset
@@ -449,7 +450,7 @@ func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
 	case errors.Is(err, NotLeaderForPartition), errors.Is(err, FencedLeaderEpoch), errors.Is(err, UnknownLeaderEpoch):
 		r.stats.rebalances.observe(1)
 		f.logFailure(false, broker, "fetch failed", err, fmt.Sprintf("failed to read from broker %d for partition %d of %s at offset %d: %v", broker, f.tp.partition, f.tp.topic, f.offset, err))
-	case errors.Is(err, errTruncatedBatch):
+	case errors.Is(err, recordqueue.ErrTruncatedBatch):
 		// Malformed at the broker, or a cut we cannot explain: fetched
 		// again after the backoff, and said to the application every
 		// MaxAttempts in a row from the leader (a follower's copy: the

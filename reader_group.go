@@ -271,13 +271,13 @@ func (g *readerGroup) delivered(tp topicPartition, offset int64, run *queuedRun)
 	defer g.mu.Unlock()
 	// A message of an earlier generation returned late: the current
 	// generation's fetcher already started from the position of then.
-	if run.gen != g.lastGen || g.pos == nil {
+	if run.Gen != g.lastGen || g.pos == nil {
 		return
 	}
 	if g.lastPos == nil || g.lastTP != tp {
 		p := g.pos[tp]
 		if p == nil {
-			p = &groupPos{incarnation: run.incarnation, next: offset + 1}
+			p = &groupPos{incarnation: run.Incarnation, next: offset + 1}
 			g.pos[tp] = p
 		}
 		g.lastTP, g.lastPos = tp, p
@@ -285,9 +285,9 @@ func (g *readerGroup) delivered(tp topicPartition, offset int64, run *queuedRun)
 	// Offsets grow within an incarnation (concurrent callers may report
 	// them out of order); a new one starts again from its first.
 	switch p := g.lastPos; {
-	case run.incarnation > p.incarnation:
-		p.incarnation, p.next = run.incarnation, offset+1
-	case run.incarnation == p.incarnation && offset+1 > p.next:
+	case run.Incarnation > p.incarnation:
+		p.incarnation, p.next = run.Incarnation, offset+1
+	case run.Incarnation == p.incarnation && offset+1 > p.next:
 		p.next = offset + 1
 	}
 }

@@ -10,12 +10,11 @@ package kafka
 import (
 	"context"
 	"encoding/binary"
-	"errors"
-	"io"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/rackfetch/kafka-go/internal/recordqueue"
 	"github.com/rackfetch/kafka-go/protocol"
 	"github.com/rackfetch/kafka-go/testing/fakebroker"
 	"github.com/stretchr/testify/assert"
@@ -104,7 +103,7 @@ func TestReaderMalformedTruncatedBatch(t *testing.T) {
 	t.Logf("%d Fetch requests until FetchMessage returned %v", fetches, err)
 	assert.Less(t, fetches, 20, "Fetch requests until the error was returned")
 	require.ErrorIs(t, err, protocol.ErrCorruptRecords)
-	require.ErrorIs(t, err, errTruncatedBatch)
+	require.ErrorIs(t, err, recordqueue.ErrTruncatedBatch)
 	var rbe *protocol.RecordBatchError
 	require.ErrorAs(t, err, &rbe)
 	assert.Equal(t, int64(4), rbe.Offset)
@@ -160,53 +159,6 @@ func TestReaderFetchCutAtMaxBytes(t *testing.T) {
 			assert.GreaterOrEqual(t, cuts.Load(), int32(2), "answers ending inside a batch")
 			assert.Empty(t, errLog.lines)
 			assert.Zero(t, r.Stats().Errors)
-		})
-	}
-}
-
-// The decoder's verdict on data ending inside a batch, by the fetch's
-// limits and whether anything before the cut was read.
-func TestPartitionDecodeCutBatch(t *testing.T) {
-	var data []byte
-	for base := int64(0); base < 8; base += 4 {
-		bb := protocol.NewRecordBatchBuilder()
-		bb.BaseOffset = base
-		for i := 0; i < 4; i++ {
-			bb.Add(protocol.Record{Value: []byte("0123456789")})
-		}
-		out, err := bb.AppendTo(nil)
-		require.NoError(t, err)
-		data = append(data, out...)
-	}
-	starts, _ := rmBatches(data)
-	second := starts[1]
-	for _, tc := range []struct {
-		name    string
-		records []byte
-		offset  int64
-		lim     fetchLimits
-		n       int
-		want    error // nil: fetched again from the cut batch
-	}{
-		{"first batch short, within the limits", data[:second-5], 0, fetchLimits{maxBytes: 1e6, asked: 1e6}, 0, errTruncatedBatch},
-		{"first batch cut by the partition's max bytes", data[:second-5], 0, fetchLimits{maxBytes: 1e6, asked: second - 5}, 0, nil},
-		{"first batch cut by the response's max bytes", data[:second-5], 0, fetchLimits{maxBytes: 1e6, asked: 1e6, full: true}, 0, nil},
-		{"first batch larger than MaxBytes", data[:second-5], 0, fetchLimits{maxBytes: second - 5, asked: second - 5}, 0, MessageSizeTooLarge},
-		{"a batch past the first", data[:len(data)-5], 0, fetchLimits{maxBytes: 1e6, asked: 1e6}, 4, nil},
-		{"whole", data, 4, fetchLimits{maxBytes: 1e6, asked: 1e6}, 4, nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var d partitionDecoder
-			p := &protocol.FetchResponsePartition{HighWatermark: 8, LastStableOffset: 8, Records: tc.records}
-			fb, err := d.decode(p, "t", 0, tc.offset, ReadUncommitted, 1, tc.lim)
-			assert.Equal(t, tc.n, fb.records())
-			if tc.want == nil {
-				require.NoError(t, err)
-				return
-			}
-			require.ErrorIs(t, err, tc.want)
-			assert.Equal(t, tc.offset, fb.next, "nothing skipped")
-			assert.False(t, errors.Is(err, io.EOF))
 		})
 	}
 }

@@ -3,6 +3,8 @@ package kafka
 import (
 	"context"
 	"testing"
+
+	"github.com/rackfetch/kafka-go/protocol"
 )
 
 // BenchmarkReaderQueuePop measures the queue's part of FetchMessage: one
@@ -45,17 +47,15 @@ const benchRunLen = 1000
 
 // benchSetup sets q up in generation 1 and returns a func making a run of
 // benchRunLen records of 100 B (the same records every time).
-func benchSetup(q *readerQueue) func() *queuedRun {
-	buf := make([]byte, benchRunLen*100)
-	recs := make([]compactRecord, benchRunLen)
+func benchSetup(b *testing.B, q *readerQueue) func() *queuedRun {
+	recs := make([]protocol.Record, benchRunLen)
 	for i := range recs {
-		recs[i] = compactRecord{offset: int64(i), timestamp: 1_700_000_000_000, key: span{n: -1}, value: span{off: int32(i * 100), n: 100}}
+		recs[i] = protocol.Record{Timestamp: 1_700_000_000_000, Value: make([]byte, 100)}
 	}
+	run := rqDecoded(b, recs...)
 	q.init(100)
-	q.gen = 1
-	return func() *queuedRun {
-		return &queuedRun{topic: "t", recs: recs, bufs: [][]byte{buf}, bytes: int64(len(buf))}
-	}
+	q.reset(1)
+	return func() *queuedRun { return run.Slice(0, benchRunLen) }
 }
 
 // benchQueue pushes runs of benchRunLen records and takes them with take,
@@ -64,7 +64,7 @@ func benchSetup(q *readerQueue) func() *queuedRun {
 // (testing reads memory statistics at every stop).
 func benchQueue(b *testing.B, take func(*readerQueue, context.Context) (int, error)) {
 	q := new(readerQueue)
-	newRun := benchSetup(q)
+	newRun := benchSetup(b, q)
 	tp := topicPartition{"t", 0}
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -89,7 +89,7 @@ func benchQueue(b *testing.B, take func(*readerQueue, context.Context) (int, err
 // queue's state moves between cores as it does under a Reader.
 func BenchmarkReaderQueueHandoff(b *testing.B) {
 	q := new(readerQueue)
-	ctx := benchPushAhead(b, q, benchSetup(q))
+	ctx := benchPushAhead(b, q, benchSetup(b, q))
 	b.ReportAllocs()
 	b.ResetTimer()
 	var m Message
@@ -134,7 +134,7 @@ func BenchmarkReaderFetchMessage(b *testing.B) {
 				r.config.GroupID = "g"
 				r.group = &readerGroup{r: r, pos: map[topicPartition]*groupPos{}, lastGen: 1}
 			}
-			ctx := benchPushAhead(b, &r.queue, benchSetup(&r.queue))
+			ctx := benchPushAhead(b, &r.queue, benchSetup(b, &r.queue))
 			b.ReportAllocs()
 			b.ResetTimer()
 			for n := 0; n < b.N; n++ {
