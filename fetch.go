@@ -14,8 +14,8 @@ import (
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
-// One fetcher goroutine reads one partition for one generation of the
-// Reader. Its loop:
+// The Reader's fetch path. One fetcher goroutine reads one partition for
+// one generation of the Reader. Its loop:
 //
 //	fetch from the broker the router names → queue EVERY record of the
 //	batch → report what happened to the router → act on its decision
