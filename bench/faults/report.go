@@ -1,0 +1,64 @@
+package faults
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// TableHeader is the Markdown header of the matrix's table, one row per
+// window (Row).
+func TableHeader(w io.Writer) {
+	fmt.Fprintln(w, "| client | target (broker) | fault | left | longest gap (others) | cross-rack during · after | back after heal | lost · dup · ooo | app errors | req/s: all (before) · to broker · dials to broker | log lines/s (warn+) | in ISR |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+}
+
+// Row writes one window's figures as a row of the table.
+func Row(w io.Writer, r Result) {
+	if r.Error != "" {
+		fmt.Fprintf(w, "| %s | %s (%d) | %s | error: %s |\n", r.Client, r.Target, r.Broker, r.Fault, oneLine(r.Error))
+		return
+	}
+	fmt.Fprintf(w, "| %s | %s (%d) | %s | %s | %s s (%s s) | %s · %s | %s | %d · %d · %d | %d | %.1f (%.1f) · %.1f · %.2f | %.1f (%.1f) | %s |\n",
+		r.Client, r.Target, r.Broker, r.Fault, left(r), secs(r.GapS), secs(r.GapOthersS),
+		share(r.CrossRackDuring, r.BytesDuring), share(r.CrossRackAfter, r.BytesAfter), backCell(r),
+		r.Lost, r.Dup, r.OutOfOrder, r.AppErrors, r.RequestsPerS, r.RequestsBeforePerS, r.RequestsToBrokerPerS, r.DialsToBrokerPerS, r.LogLinesPerS, r.ErrorLogLinesPerS, isrCell(r))
+}
+
+// left: how soon reads left the faulted broker, and how many of the
+// partitions it served did at most.
+func left(r Result) string {
+	switch {
+	case len(r.Served) == 0:
+		return "served none"
+	case r.LeftS < 0:
+		return fmt.Sprintf("never (%d/%d)", r.LeftMost, len(r.Served))
+	}
+	return fmt.Sprintf("%s s (%d/%d)", secs(r.LeftS), r.LeftMost, len(r.Served))
+}
+
+func backCell(r Result) string {
+	if r.BackS < 0 {
+		return fmt.Sprintf("not in %v", BackLimit)
+	}
+	return secs(r.BackS) + " s"
+}
+
+func isrCell(r Result) string {
+	if r.InISR {
+		return "yes"
+	}
+	return fmt.Sprintf("no (%d samples)", r.ISRSamples)
+}
+
+func secs(s float64) string { return fmt.Sprintf("%.1f", s) }
+
+// share is a cross-rack share with the bytes it is of.
+func share(x float64, bytes int64) string {
+	if bytes < 1e6 {
+		return fmt.Sprintf("%.1f %% of %.0f kB", 100*x, float64(bytes)/1e3)
+	}
+	return fmt.Sprintf("%.1f %% of %.1f MB", 100*x, float64(bytes)/1e6)
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
