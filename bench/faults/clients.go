@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,9 +43,9 @@ var consumers = map[string]func(consumerConfig) (consumer, error){
 	"franz-go":  startFranz,
 }
 
-// logCount counts a client's log lines, and those at warning or error
-// level apart.
-type logCount struct{ lines, errs atomic.Int64 }
+// logCount counts a client's log lines, those at warning or error level
+// apart, and the group generations in which it was assigned partitions.
+type logCount struct{ lines, errs, assigned atomic.Int64 }
 
 // ---------------------------------------------------------------------------
 // This library: a group Reader in the rack, its defaults but for the commit
@@ -59,7 +60,12 @@ type rackfetchConsumer struct {
 }
 
 func startRackfetch(cfg consumerConfig) (consumer, error) {
-	info := kafka.LoggerFunc(func(string, ...any) { cfg.logs.lines.Add(1) })
+	info := kafka.LoggerFunc(func(format string, args ...any) {
+		cfg.logs.lines.Add(1)
+		if strings.Contains(format, "generation %d: assigned") {
+			cfg.logs.assigned.Add(1)
+		}
+	})
 	errl := kafka.LoggerFunc(func(string, ...any) { cfg.logs.lines.Add(1); cfg.logs.errs.Add(1) })
 	r := kafka.NewReader(kafka.ReaderConfig{
 		Brokers:        cfg.brokers,
@@ -148,6 +154,7 @@ func startFranz(cfg consumerConfig) (consumer, error) {
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.WithLogger(franzLogger{cfg.logs}),
 		kgo.WithHooks(franzHook{c}),
+		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) { cfg.logs.assigned.Add(1) }),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("creating the franz-go client: %w", err)

@@ -91,8 +91,8 @@ func TestRowSaysWhatHappened(t *testing.T) {
 	var buf bytes.Buffer
 	TableHeader(&buf)
 	Row(&buf, Result{Spec: Spec{Client: "rackfetch", Target: TargetFollower, Fault: "blackhole"}, Broker: 2,
-		Served: []int{0, 1, 2}, LeftS: -1, LeftMost: 2, GapS: 10, GapOthersS: 3.6, CrossRackDuring: 1, BytesDuring: 12_000, BytesAfter: 3_400_000, BackS: 0.8, InISR: true,
-		RequestsPerS: 50, RequestsBeforePerS: 40, RequestsToBrokerPerS: 0.4, DialsToBrokerPerS: 0.3})
+		Served: []int{0, 1, 2}, LeftS: -1, LeftFollowedS: 3.25, LeftMost: 2, GapS: 10, GapOthersS: 3.6, CrossRackDuring: 1, BytesDuring: 12_000, BytesAfter: 3_400_000, BackS: 0.8, InISR: true,
+		Rebalances: 1, RequestsPerS: 50, RequestsBeforePerS: 40, RequestsToBrokerPerS: 0.4, DialsToBrokerPerS: 0.3})
 	Row(&buf, Result{Spec: Spec{Client: "franz-go", Target: TargetLeader, Fault: "oneway"}, Broker: 1,
 		LeftS: -1, BackS: -1, ISRSamples: 4})
 	Row(&buf, Result{Spec: Spec{Client: "franz-go", Target: TargetLeader, Fault: "oneway"}, Error: "no\ncluster"})
@@ -100,10 +100,11 @@ func TestRowSaysWhatHappened(t *testing.T) {
 	require.Len(t, lines, 5)
 	cols := strings.Count(lines[0], "|")
 	assert.Equal(t, cols, strings.Count(lines[2], "|"), "a row has the header's columns: %s", lines[2])
-	assert.Contains(t, lines[2], "never (2/3)")
+	assert.Contains(t, lines[2], "| 3.2 s · never (2/3) |")
 	assert.Contains(t, lines[2], "10.0 s (3.6 s)")
 	assert.Contains(t, lines[2], "100.0 % of 12 kB · 0.0 % of 3.4 MB")
 	assert.Contains(t, lines[2], "50.0 (40.0) · 0.4 · 0.30")
+	assert.Contains(t, lines[2], "| 0 · 0 · 0 | 0 · 1 |")
 	assert.Contains(t, lines[2], "0.8 s")
 	assert.Contains(t, lines[3], "served none")
 	assert.Contains(t, lines[3], "not in 1m0s")

@@ -9,7 +9,7 @@ import (
 // TableHeader is the Markdown header of the matrix's table, one row per
 // window (Row).
 func TableHeader(w io.Writer) {
-	fmt.Fprintln(w, "| client | target (broker) | fault | left | longest gap (others) | cross-rack during · after | back after heal | lost · dup · ooo | app errors | req/s: all (before) · to broker · dials to broker | log lines/s (warn+) | in ISR |")
+	fmt.Fprintln(w, "| client | target (broker) | fault | left: followed · all (most/served) | longest gap (others) | cross-rack during · after | back after heal | lost · dup · ooo | app errors · rebalances | req/s: all (before) · to broker · dials to broker | log lines/s (warn+) | in ISR |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 }
 
@@ -19,22 +19,27 @@ func Row(w io.Writer, r Result) {
 		fmt.Fprintf(w, "| %s | %s (%d) | %s | error: %s |\n", r.Client, r.Target, r.Broker, r.Fault, oneLine(r.Error))
 		return
 	}
-	fmt.Fprintf(w, "| %s | %s (%d) | %s | %s | %s s (%s s) | %s · %s | %s | %d · %d · %d | %d | %.1f (%.1f) · %.1f · %.2f | %.1f (%.1f) | %s |\n",
+	fmt.Fprintf(w, "| %s | %s (%d) | %s | %s | %s s (%s s) | %s · %s | %s | %d · %d · %d | %d · %d | %.1f (%.1f) · %.1f · %.2f | %.1f (%.1f) | %s |\n",
 		r.Client, r.Target, r.Broker, r.Fault, left(r), secs(r.GapS), secs(r.GapOthersS),
 		share(r.CrossRackDuring, r.BytesDuring), share(r.CrossRackAfter, r.BytesAfter), backCell(r),
-		r.Lost, r.Dup, r.OutOfOrder, r.AppErrors, r.RequestsPerS, r.RequestsBeforePerS, r.RequestsToBrokerPerS, r.DialsToBrokerPerS, r.LogLinesPerS, r.ErrorLogLinesPerS, isrCell(r))
+		r.Lost, r.Dup, r.OutOfOrder, r.AppErrors, r.Rebalances, r.RequestsPerS, r.RequestsBeforePerS, r.RequestsToBrokerPerS, r.DialsToBrokerPerS, r.LogLinesPerS, r.ErrorLogLinesPerS, isrCell(r))
 }
 
-// left: how soon reads left the faulted broker, and how many of the
-// partitions it served did at most.
+// left: how soon reads left the faulted broker on the partitions it
+// followed and on all it served, and how many of those did at most.
 func left(r Result) string {
-	switch {
-	case len(r.Served) == 0:
+	if len(r.Served) == 0 {
 		return "served none"
-	case r.LeftS < 0:
-		return fmt.Sprintf("never (%d/%d)", r.LeftMost, len(r.Served))
 	}
-	return fmt.Sprintf("%s s (%d/%d)", secs(r.LeftS), r.LeftMost, len(r.Served))
+	return fmt.Sprintf("%s · %s (%d/%d)", when(r.LeftFollowedS), when(r.LeftS), r.LeftMost, len(r.Served))
+}
+
+// when is a time in seconds, or "never" (-1).
+func when(s float64) string {
+	if s < 0 {
+		return "never"
+	}
+	return secs(s) + " s"
 }
 
 func backCell(r Result) string {

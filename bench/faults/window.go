@@ -3,6 +3,7 @@ package faults
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -22,10 +23,12 @@ type Result struct {
 	Served      []int     `json:"served"`      // partitions read from it when the fault began
 
 	// LeftS: from the fault until no partition of Served was read from the
-	// faulted broker; LeftMost: the most of them read elsewhere at once
-	// during the fault.
-	LeftS    float64 `json:"left_s"`
-	LeftMost int     `json:"left_most"`
+	// faulted broker; LeftFollowedS the same for those of Served it did not
+	// lead (where a replica in another rack is the leader); LeftMost: the
+	// most of Served read elsewhere at once during the fault.
+	LeftS         float64 `json:"left_s"`
+	LeftFollowedS float64 `json:"left_followed_s"`
+	LeftMost      int     `json:"left_most"`
 	// GapS: the longest time a partition went without a delivery, from the
 	// fault to the window's end; GapOthersS the same over the partitions
 	// the faulted broker did not lead; ProducerStallS the producer's own
@@ -49,12 +52,15 @@ type Result struct {
 	MovesDuring int `json:"moves_during"`
 	MovesAfter  int `json:"moves_after"`
 
-	Acked           int64    `json:"acked"`
-	Lost            int64    `json:"lost"`
-	Dup             int      `json:"dup"`
-	OutOfOrder      int      `json:"out_of_order"`
-	Foreign         int      `json:"foreign"` // records the producer did not write
-	ProduceErrors   int      `json:"produce_errors"`
+	Acked         int64 `json:"acked"`
+	Lost          int64 `json:"lost"`
+	Dup           int   `json:"dup"`
+	OutOfOrder    int   `json:"out_of_order"`
+	Foreign       int   `json:"foreign"` // records the producer did not write
+	ProduceErrors int   `json:"produce_errors"`
+	// Rebalances counts the group generations the consumer was assigned
+	// partitions in, from the fault to the window's end.
+	Rebalances      int64    `json:"rebalances"`
 	AppErrors       int      `json:"app_errors"`
 	AppErrorSamples []string `json:"app_error_samples,omitempty"`
 
@@ -81,7 +87,7 @@ type Result struct {
 // Run measures one window on a topic and group of its own. The fault is
 // cleared before Run returns, whatever happens.
 func Run(ctx context.Context, c *Cluster, s Spec) Result {
-	res := Result{Spec: s, Start: time.Now().UTC(), LeftS: -1, BackS: -1, GapPartition: -1}
+	res := Result{Spec: s, Start: time.Now().UTC(), LeftS: -1, LeftFollowedS: -1, BackS: -1, GapPartition: -1}
 	if err := run(ctx, c, s, &res); err != nil {
 		res.Error = err.Error()
 	}
@@ -159,7 +165,7 @@ func run(ctx context.Context, c *Cluster, s Spec, res *Result) error {
 
 	// The fault. The proxy clears it itself should this process die.
 	isr := startISRSampler(c, res.Topic, target)
-	w0, lines0, errs0 := w.Snapshot(), logs.lines.Load(), logs.errs.Load()
+	w0, lines0, errs0, gens0 := w.Snapshot(), logs.lines.Load(), logs.errs.Load(), logs.assigned.Load()
 	fault := f.Fault
 	fault.For = 2*s.For + 30*time.Second
 	faultAt := time.Now()
@@ -177,19 +183,26 @@ func run(ctx context.Context, c *Cluster, s Spec, res *Result) error {
 	}
 	defer heal()
 
+	followed := without(res.Served, res.Leads)
 	mv := newMoves(cons.routes())
 	err = pollUntil(ctx, faultAt.Add(s.For), func() bool {
 		routes := cons.routes()
 		res.MovesDuring += mv.update(routes)
-		off := 0
+		off, offFollowed := 0, 0
 		for _, p := range res.Served {
 			if r, ok := routes[p]; ok && r >= 0 && r != target {
 				off++
+				if !slices.Contains(res.Leads, p) {
+					offFollowed++
+				}
 			}
 		}
 		res.LeftMost = max(res.LeftMost, off)
 		if off == len(res.Served) && off > 0 && res.LeftS < 0 {
 			res.LeftS = time.Since(faultAt).Seconds()
+		}
+		if offFollowed == len(followed) && offFollowed > 0 && res.LeftFollowedS < 0 {
+			res.LeftFollowedS = time.Since(faultAt).Seconds()
 		}
 		return false
 	})
@@ -218,6 +231,7 @@ func run(ctx context.Context, c *Cluster, s Spec, res *Result) error {
 		return err
 	}
 	w2, end := w.Snapshot(), time.Now()
+	res.Rebalances = logs.assigned.Load() - gens0
 
 	stopProducer()
 	// What was acknowledged is read within 30 s, or counted lost.
