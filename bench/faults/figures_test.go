@@ -42,6 +42,21 @@ func TestRecordCountsLostDuplicatedAndOutOfOrder(t *testing.T) {
 	assert.Equal(t, 1, r.foreign)
 }
 
+func TestBehindCountsUnreadRecordsUpToTheHeads(t *testing.T) {
+	r := newRecord()
+	r.acked(0, 0, 10, time.Now())
+	r.acked(1, 0, 5, time.Now())
+	heads := r.ackedHeads()
+	assert.Equal(t, int64(9), heads[0])
+	assert.Equal(t, int64(-1), heads[2], "nothing acknowledged")
+	assert.Equal(t, int64(15), r.behind(heads))
+	r.delivered(0, 0, makeValue(0, 6))
+	r.delivered(1, 0, makeValue(1, 4))
+	assert.Equal(t, int64(3), r.behind(heads), "sequences 7 to 9 of partition 0")
+	r.acked(0, 10, 10, time.Now())
+	assert.Equal(t, int64(3), r.behind(heads), "what was acknowledged after the heads does not count")
+}
+
 func TestValueCarriesItsSequence(t *testing.T) {
 	for _, seq := range []int64{0, 7, 123456789012} {
 		v := makeValue(3, seq)
@@ -91,10 +106,10 @@ func TestRowSaysWhatHappened(t *testing.T) {
 	var buf bytes.Buffer
 	TableHeader(&buf)
 	Row(&buf, Result{Spec: Spec{Client: "rackfetch", Target: TargetFollower, Fault: "blackhole"}, Broker: 2,
-		Served: []int{0, 1, 2}, LeftS: -1, LeftFollowedS: 3.25, LeftMost: 2, GapS: 10, GapOthersS: 3.6, CrossRackDuring: 1, BytesDuring: 12_000, BytesAfter: 3_400_000, BackS: 0.8, InISR: true,
+		Served: []int{0, 1, 2}, LeftS: -1, LeftFollowedS: 3.25, LeftMost: 2, GapS: 10, GapOthersS: 3.6, CrossRackDuring: 1, BytesDuring: 12_000, BytesAfter: 3_400_000, BackS: 0.8, CaughtUpS: 4.2, LagAtHeal: 9000, InISR: true,
 		Rebalances: 1, RequestsPerS: 50, RequestsBeforePerS: 40, RequestsToBrokerPerS: 0.4, DialsToBrokerPerS: 0.3})
 	Row(&buf, Result{Spec: Spec{Client: "franz-go", Target: TargetLeader, Fault: "oneway"}, Broker: 1,
-		LeftS: -1, BackS: -1, ISRSamples: 4})
+		LeftS: -1, BackS: -1, CaughtUpS: -1, ISRSamples: 4})
 	Row(&buf, Result{Spec: Spec{Client: "franz-go", Target: TargetLeader, Fault: "oneway"}, Error: "no\ncluster"})
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 	require.Len(t, lines, 5)
@@ -105,9 +120,9 @@ func TestRowSaysWhatHappened(t *testing.T) {
 	assert.Contains(t, lines[2], "100.0 % of 12 kB · 0.0 % of 3.4 MB")
 	assert.Contains(t, lines[2], "50.0 (40.0) · 0.4 · 0.30")
 	assert.Contains(t, lines[2], "| 0 · 0 · 0 | 0 · 1 |")
-	assert.Contains(t, lines[2], "0.8 s")
+	assert.Contains(t, lines[2], "| 0.8 s · 4.2 s (9000) |")
 	assert.Contains(t, lines[3], "served none")
-	assert.Contains(t, lines[3], "not in 1m0s")
+	assert.Contains(t, lines[3], "not in 1m0s · not in 1m0s (0)")
 	assert.Contains(t, lines[3], "no (4 samples)")
 	assert.Contains(t, lines[4], "error: no cluster")
 }

@@ -18,6 +18,7 @@ type record struct {
 	readSeq  [Partitions]map[int64]bool // sequence numbers read
 	seen     [Partitions]map[int64]bool // offsets returned
 	maxOff   [Partitions]int64
+	maxSeq   [Partitions]int64 // the highest sequence number read
 	dup, ooo int
 	appErrs  []appErr
 	foreign  int // records the producer did not write
@@ -37,7 +38,7 @@ type appErr struct {
 func newRecord() *record {
 	r := &record{}
 	for p := range r.readSeq {
-		r.readSeq[p], r.seen[p], r.maxOff[p] = map[int64]bool{}, map[int64]bool{}, -1
+		r.readSeq[p], r.seen[p], r.maxOff[p], r.maxSeq[p] = map[int64]bool{}, map[int64]bool{}, -1, -1
 	}
 	return r
 }
@@ -66,6 +67,7 @@ func (r *record) delivered(p int, offset int64, value []byte) {
 	}
 	r.deliver[p] = append(r.deliver[p], now)
 	r.readSeq[p][seq] = true
+	r.maxSeq[p] = max(r.maxSeq[p], seq)
 	switch {
 	case r.seen[p][offset]:
 		r.dup++
@@ -92,6 +94,33 @@ func (r *record) everyPartitionSince(t time.Time) bool {
 		}
 	}
 	return true
+}
+
+// ackedHeads returns each partition's last acknowledged sequence number
+// (-1: none).
+func (r *record) ackedHeads() [Partitions]int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var heads [Partitions]int64
+	for p, as := range r.acks {
+		heads[p] = -1
+		if n := len(as); n > 0 {
+			heads[p] = as[n-1].seq0 + int64(as[n-1].n) - 1
+		}
+	}
+	return heads
+}
+
+// behind counts the records up to heads not read yet, from the highest
+// read (a partition's records are written, so returned, in sequence).
+func (r *record) behind(heads [Partitions]int64) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var n int64
+	for p, h := range heads {
+		n += max(0, h-r.maxSeq[p])
+	}
+	return n
 }
 
 // lastDelivery is when partition p last returned a record (zero: never).

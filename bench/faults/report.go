@@ -9,7 +9,7 @@ import (
 // TableHeader is the Markdown header of the matrix's table, one row per
 // window (Row).
 func TableHeader(w io.Writer) {
-	fmt.Fprintln(w, "| client | target (broker) | fault | left: followed · all (most/served) | longest gap (others) | cross-rack during · after | back after heal | lost · dup · ooo | app errors · rebalances | req/s: all (before) · to broker · dials to broker | log lines/s (warn+) | in ISR |")
+	fmt.Fprintln(w, "| client | target (broker) | fault | left: followed · all (most/served) | longest gap (others) | cross-rack during · after | after heal: back · caught up (lag) | lost · dup · ooo | app errors · rebalances | req/s: all (before) · to broker · dials to broker | log lines/s (warn+) | in ISR |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 }
 
@@ -43,10 +43,15 @@ func when(s float64) string {
 }
 
 func backCell(r Result) string {
-	if r.BackS < 0 {
+	return fmt.Sprintf("%s · %s (%d)", within(r.BackS), within(r.CaughtUpS), r.LagAtHeal)
+}
+
+// within is a time in seconds after the heal, or what it was not within.
+func within(s float64) string {
+	if s < 0 {
 		return fmt.Sprintf("not in %v", BackLimit)
 	}
-	return secs(r.BackS) + " s"
+	return secs(s) + " s"
 }
 
 func isrCell(r Result) string {

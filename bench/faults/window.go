@@ -47,6 +47,11 @@ type Result struct {
 	// BackS: from the heal until every partition had delivered again and
 	// those of Served were read from the faulted broker again.
 	BackS float64 `json:"back_s"`
+	// LagAtHeal: the records acknowledged before the heal and not read
+	// then; CaughtUpS: from the heal until they all were (-1: not within
+	// BackLimit).
+	LagAtHeal int64   `json:"lag_at_heal"`
+	CaughtUpS float64 `json:"caught_up_s"`
 	// Moves counts the changes of a partition's broker seen during the
 	// fault and after it (routes sampled every 100 ms).
 	MovesDuring int `json:"moves_during"`
@@ -87,7 +92,7 @@ type Result struct {
 // Run measures one window on a topic and group of its own. The fault is
 // cleared before Run returns, whatever happens.
 func Run(ctx context.Context, c *Cluster, s Spec) Result {
-	res := Result{Spec: s, Start: time.Now().UTC(), LeftS: -1, LeftFollowedS: -1, BackS: -1, GapPartition: -1}
+	res := Result{Spec: s, Start: time.Now().UTC(), LeftS: -1, LeftFollowedS: -1, BackS: -1, CaughtUpS: -1, GapPartition: -1}
 	if err := run(ctx, c, s, &res); err != nil {
 		res.Error = err.Error()
 	}
@@ -213,6 +218,8 @@ func run(ctx context.Context, c *Cluster, s Spec, res *Result) error {
 		return fmt.Errorf("clearing broker %d's path: %w", target, herr)
 	}
 	healAt := time.Now()
+	heads := rec.ackedHeads()
+	res.LagAtHeal = rec.behind(heads)
 	res.InISR, res.ISRSamples = isr.stop()
 	if err != nil {
 		return err
@@ -225,7 +232,10 @@ func run(ctx context.Context, c *Cluster, s Spec, res *Result) error {
 		if res.BackS < 0 && back(routes, rec, res.Served, target, healAt) {
 			res.BackS = time.Since(healAt).Seconds()
 		}
-		return res.BackS >= 0 && !time.Now().Before(healAt.Add(s.After))
+		if res.CaughtUpS < 0 && rec.behind(heads) == 0 {
+			res.CaughtUpS = time.Since(healAt).Seconds()
+		}
+		return res.BackS >= 0 && res.CaughtUpS >= 0 && !time.Now().Before(healAt.Add(s.After))
 	})
 	if err != nil {
 		return err
