@@ -44,8 +44,50 @@ var consumers = map[string]func(consumerConfig) (consumer, error){
 }
 
 // logCount counts a client's log lines, those at warning or error level
-// apart, and the group generations in which it was assigned partitions.
-type logCount struct{ lines, errs, assigned atomic.Int64 }
+// apart, and the group generations in which it was assigned partitions; it
+// keeps the first lines, timed, to tell what a client did in a window.
+type logCount struct {
+	lines, errs, assigned atomic.Int64
+	mu                    sync.Mutex
+	kept                  []logLine
+}
+
+type logLine struct {
+	at   time.Time
+	text string
+}
+
+// maxKept bounds the lines a window keeps.
+const maxKept = 5000
+
+func (l *logCount) add(isErr bool, text string) {
+	l.lines.Add(1)
+	if isErr {
+		l.errs.Add(1)
+	}
+	l.mu.Lock()
+	if len(l.kept) < maxKept {
+		l.kept = append(l.kept, logLine{at: time.Now(), text: text})
+	}
+	l.mu.Unlock()
+}
+
+// between returns up to n lines logged in [from, to), with their times,
+// but for the routine commit lines.
+func (l *logCount) between(from, to time.Time, n int) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, ln := range l.kept {
+		if len(out) == n {
+			break
+		}
+		if !ln.at.Before(from) && ln.at.Before(to) && !strings.Contains(ln.text, "committed offsets") {
+			out = append(out, ln.at.UTC().Format("15:04:05.000")+" "+ln.text)
+		}
+	}
+	return out
+}
 
 // ---------------------------------------------------------------------------
 // This library: a group Reader in the rack, its defaults but for the commit
@@ -61,12 +103,12 @@ type rackfetchConsumer struct {
 
 func startRackfetch(cfg consumerConfig) (consumer, error) {
 	info := kafka.LoggerFunc(func(format string, args ...any) {
-		cfg.logs.lines.Add(1)
+		cfg.logs.add(false, fmt.Sprintf(format, args...))
 		if strings.Contains(format, "generation %d: assigned") {
 			cfg.logs.assigned.Add(1)
 		}
 	})
-	errl := kafka.LoggerFunc(func(string, ...any) { cfg.logs.lines.Add(1); cfg.logs.errs.Add(1) })
+	errl := kafka.LoggerFunc(func(format string, args ...any) { cfg.logs.add(true, "error: "+fmt.Sprintf(format, args...)) })
 	r := kafka.NewReader(kafka.ReaderConfig{
 		Brokers:        cfg.brokers,
 		GroupID:        cfg.group,
@@ -216,9 +258,6 @@ type franzLogger struct{ n *logCount }
 
 func (l franzLogger) Level() kgo.LogLevel { return kgo.LogLevelInfo }
 
-func (l franzLogger) Log(level kgo.LogLevel, _ string, _ ...any) {
-	l.n.lines.Add(1)
-	if level <= kgo.LogLevelWarn {
-		l.n.errs.Add(1)
-	}
+func (l franzLogger) Log(level kgo.LogLevel, msg string, keyvals ...any) {
+	l.n.add(level <= kgo.LogLevelWarn, fmt.Sprint(level, ": ", msg, " ", keyvals))
 }

@@ -135,3 +135,17 @@ func TestAssignmentsLeadTwoPartitionsInEachRack(t *testing.T) {
 	}
 	assert.Equal(t, map[int]int{1: 2, 2: 2, 3: 2}, leaders)
 }
+
+func TestLogKeepsTheLinesOfTheWindowButCommits(t *testing.T) {
+	var l logCount
+	l.add(false, "before")
+	from := time.Now()
+	l.add(false, "kafka reader: committed offsets of group g")
+	l.add(true, "error: broker 2 stalled")
+	l.add(false, "moved")
+	got := l.between(from, time.Now().Add(time.Second), 1)
+	require.Len(t, got, 1)
+	assert.True(t, strings.HasSuffix(got[0], " error: broker 2 stalled"), got[0])
+	assert.Equal(t, int64(4), l.lines.Load())
+	assert.Equal(t, int64(1), l.errs.Load())
+}

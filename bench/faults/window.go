@@ -68,6 +68,9 @@ type Result struct {
 	Rebalances      int64    `json:"rebalances"`
 	AppErrors       int      `json:"app_errors"`
 	AppErrorSamples []string `json:"app_error_samples,omitempty"`
+	// LogDuring: the consumer's first log lines from the fault to 5 s
+	// after the heal.
+	LogDuring []string `json:"log_during,omitempty"`
 
 	// During the fault, per second: requests the consumer sent (all, and
 	// to the faulted broker), its connections to the faulted broker, and
@@ -268,6 +271,7 @@ func run(ctx context.Context, c *Cluster, s Spec, res *Result) error {
 	res.Dup, res.OutOfOrder, res.Foreign, res.ProduceErrors = rec.dup, rec.ooo, rec.foreign, rec.prodErrs
 	rec.mu.Unlock()
 	res.AppErrors, res.AppErrorSamples = rec.appErrors()
+	res.LogDuring = logs.between(faultAt, healAt.Add(5*time.Second), 30)
 	d := w1.Sub(w0)
 	res.RequestsPerS = float64(d.Total().Requests) / during
 	res.RequestsToBrokerPerS = float64(d[c.FaultAddr(target)].Requests) / during
