@@ -102,6 +102,13 @@ func run(clients, targets, faultArg string, faultFor, after time.Duration, rate 
 	n := len(cs) * len(ts) * len(fs)
 	log.Printf("%d windows of %v faults; results in %s", n, faultFor, path)
 	var rows []faults.Result
+	// The table holds every window measured, also when the run is cut short.
+	defer func() {
+		faults.TableHeader(os.Stdout)
+		for _, r := range rows {
+			faults.Row(os.Stdout, r)
+		}
+	}()
 	i := 0
 	for _, t := range ts {
 		for _, f := range fs {
@@ -121,10 +128,6 @@ func run(clients, targets, faultArg string, faultFor, after time.Duration, rate 
 				}
 			}
 		}
-	}
-	faults.TableHeader(os.Stdout)
-	for _, r := range rows {
-		faults.Row(os.Stdout, r)
 	}
 	return nil
 }
