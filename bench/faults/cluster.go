@@ -111,6 +111,21 @@ func (c *Cluster) CreateTopic(ctx context.Context, topic string) error {
 	})
 }
 
+// DeleteTopic deletes a window's topic once it is done with, so that a
+// whole matrix leaves the cluster as it found it.
+func (c *Cluster) DeleteTopic(topic string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := c.admin().DeleteTopics(ctx, &kafka.DeleteTopicsRequest{Topics: []string{topic}})
+	if err == nil {
+		err = resp.Errors[topic]
+	}
+	if err != nil {
+		return fmt.Errorf("deleting topic %s: %w", topic, err)
+	}
+	return nil
+}
+
 // topicState is a topic's leaders and ISRs, by partition.
 type topicState struct {
 	leader map[int]int

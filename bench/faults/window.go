@@ -89,7 +89,8 @@ type Result struct {
 	InISR      bool `json:"in_isr"`
 	ISRSamples int  `json:"isr_samples"`
 
-	Error string `json:"error,omitempty"`
+	Error   string `json:"error,omitempty"`
+	Cleanup string `json:"cleanup,omitempty"` // deleting the topic failed: the figures stand
 }
 
 // Run measures one window on a topic and group of its own. The fault is
@@ -131,6 +132,11 @@ func run(ctx context.Context, c *Cluster, s Spec, res *Result) error {
 	if err := c.CreateTopic(ctx, res.Topic); err != nil {
 		return err
 	}
+	defer func() {
+		if err := c.DeleteTopic(res.Topic); err != nil {
+			res.Cleanup = err.Error()
+		}
+	}()
 	if res.Group, err = c.GroupCoordinatedBy(ctx, res.Topic, coord); err != nil {
 		return err
 	}
