@@ -13,6 +13,8 @@
 #                      own with the fault proxy (KAFKA_NETFAULT=1; NETFAULT_STATE_DIR, ports from
 #                      NETFAULT_PORT_BASE), stopped after
 #   make bench         benchmarks
+#   make bench-faults  the network fault matrix (bench/faults), this library and franz-go, on a fresh netfault
+#                      cluster of its own (FAULTS_STATE_DIR, ports from FAULTS_PORT_BASE), stopped after
 #   make fuzz          every Fuzz* target for FUZZTIME
 #   make example       the rack-reader example against the cluster
 #   make vet           go vet, also of the nested modules (testing/containers, compat, metrics/*)
@@ -210,6 +212,25 @@ bench-peers:
 	echo "end $$(date -u +%FT%TZ) loadavg $$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a $(BENCH_OUT)/load.txt
 	$(BENCHSTAT) -col '$(BENCHSTAT_COL)' $(BENCH_OUT)/results.txt | tee $(BENCH_OUT)/benchstat.txt
 	cd bench && $(GO) run ./cmd/benchratio -of rackfetch < $(BENCH_OUT)/results.txt | tee $(BENCH_OUT)/ratios.md
+
+# The network fault matrix (bench/faults, bench/RESULTS.md): this library's rack-b group Reader and franz-go's
+# kgo.Rack group consumer, each fault on the in-rack broker's, a leader's and the group coordinator's client
+# path, a window each. It starts a netfault cluster of its own (beside test-netfault's), runs the matrix and
+# stops the cluster, whatever the outcome. FAULTS_FLAGS chooses (-fault-for 10s, -faults, -targets,
+# -clients); the JSON lines go to FAULTS_OUT, the Markdown table to stdout and FAULTS_OUT/table.md.
+FAULTS_KAFKA ?= 3.7
+FAULTS_STATE_DIR ?= $(CURDIR)/.kafka/faults
+FAULTS_PORT_BASE ?= 30490
+FAULTS_OUT ?= /tmp/kafka-go-bench-faults
+FAULTS_FLAGS ?=
+
+.PHONY: bench-faults
+bench-faults:
+	mkdir -p $(FAULTS_OUT)
+	cd bench && $(GO) vet ./faults ./cmd/faults && $(GO) build -o $(abspath $(FAULTS_OUT))/faults ./cmd/faults
+	env -u KAFKA_BROKERS KAFKA_VERSION=$(FAULTS_KAFKA) KAFKA_SELECTOR=rack KAFKA_NETFAULT=1 \
+	  KAFKA_STATE_DIR=$(FAULTS_STATE_DIR) KAFKA_PORT_BASE=$(FAULTS_PORT_BASE) $(WITH_CLUSTER) --fresh \
+	  $(abspath $(FAULTS_OUT))/faults -out $(abspath $(FAULTS_OUT)) $(FAULTS_FLAGS) | tee $(FAULTS_OUT)/table.md
 
 # The library's go.mod promises Go 1.21: build and vet it with that toolchain (fetched as a module
 # through the Go module proxy on first use).

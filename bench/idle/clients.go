@@ -12,13 +12,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	kafka "github.com/rackfetch/kafka-go"
+	"github.com/rackfetch/kafka-go/bench/wire"
 )
 
 // Each client consumes the topic with its library's defaults, plus the
 // rack where the library has one, and keeps consuming (blocked in its read
 // call) until ctx ends. read is called with every record; the function
 // returns when ctx ends, after closing everything it opened.
-type consumeFunc func(ctx context.Context, s Spec, w *wire, read func()) error
+type consumeFunc func(ctx context.Context, s Spec, w *wire.Wire, read func()) error
 
 var consumers = map[string]map[string]consumeFunc{
 	"rackfetch": {ModePartition: rackfetchPartitions, ModeGroup: rackfetchGroup},
@@ -29,8 +30,8 @@ var consumers = map[string]map[string]consumeFunc{
 // Clients in the order a run measures them.
 var Clients = []string{"franz-go", "rackfetch", "kafka-go"}
 
-func rackfetchPartitions(ctx context.Context, s Spec, w *wire, read func()) error {
-	d := &kafka.Dialer{Timeout: 10 * time.Second, DualStack: true, DialFunc: w.dial}
+func rackfetchPartitions(ctx context.Context, s Spec, w *wire.Wire, read func()) error {
+	d := &kafka.Dialer{Timeout: 10 * time.Second, DualStack: true, DialFunc: w.Dial}
 	readers := make([]*kafka.Reader, s.Partitions)
 	for p := range readers {
 		readers[p] = kafka.NewReader(kafka.ReaderConfig{Brokers: s.Brokers, Topic: s.Topic, Partition: p,
@@ -45,8 +46,8 @@ func rackfetchPartitions(ctx context.Context, s Spec, w *wire, read func()) erro
 	return err
 }
 
-func rackfetchGroup(ctx context.Context, s Spec, w *wire, read func()) error {
-	d := &kafka.Dialer{Timeout: 10 * time.Second, DualStack: true, DialFunc: w.dial}
+func rackfetchGroup(ctx context.Context, s Spec, w *wire.Wire, read func()) error {
+	d := &kafka.Dialer{Timeout: 10 * time.Second, DualStack: true, DialFunc: w.Dial}
 	r := kafka.NewReader(kafka.ReaderConfig{Brokers: s.Brokers, Topic: s.Topic, GroupID: s.GroupID,
 		StartOffset: kafka.FirstOffset, Rack: s.Rack, Dialer: d})
 	err := readRackfetch(ctx, r, read)
@@ -68,8 +69,8 @@ func readRackfetch(ctx context.Context, r *kafka.Reader, read func()) error {
 	}
 }
 
-func franz(ctx context.Context, s Spec, w *wire, read func()) error {
-	opts := []kgo.Opt{kgo.SeedBrokers(s.Brokers...), kgo.Rack(s.Rack), kgo.Dialer(w.dial)}
+func franz(ctx context.Context, s Spec, w *wire.Wire, read func()) error {
+	opts := []kgo.Opt{kgo.SeedBrokers(s.Brokers...), kgo.Rack(s.Rack), kgo.Dialer(w.Dial)}
 	if s.Mode == ModeGroup {
 		opts = append(opts, kgo.ConsumerGroup(s.GroupID), kgo.ConsumeTopics(s.Topic),
 			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableAutoCommit())
@@ -103,8 +104,8 @@ func franz(ctx context.Context, s Spec, w *wire, read func()) error {
 	}
 }
 
-func segmentioPartitions(ctx context.Context, s Spec, w *wire, read func()) error {
-	d := &segkafka.Dialer{Timeout: 10 * time.Second, DualStack: true, DialFunc: w.dial}
+func segmentioPartitions(ctx context.Context, s Spec, w *wire.Wire, read func()) error {
+	d := &segkafka.Dialer{Timeout: 10 * time.Second, DualStack: true, DialFunc: w.Dial}
 	readers := make([]*segkafka.Reader, s.Partitions)
 	for p := range readers {
 		readers[p] = segkafka.NewReader(segkafka.ReaderConfig{Brokers: s.Brokers, Topic: s.Topic, Partition: p, Dialer: d})
@@ -116,8 +117,8 @@ func segmentioPartitions(ctx context.Context, s Spec, w *wire, read func()) erro
 	return err
 }
 
-func segmentioGroup(ctx context.Context, s Spec, w *wire, read func()) error {
-	d := &segkafka.Dialer{Timeout: 10 * time.Second, DualStack: true, DialFunc: w.dial}
+func segmentioGroup(ctx context.Context, s Spec, w *wire.Wire, read func()) error {
+	d := &segkafka.Dialer{Timeout: 10 * time.Second, DualStack: true, DialFunc: w.Dial}
 	r := segkafka.NewReader(segkafka.ReaderConfig{Brokers: s.Brokers, Topic: s.Topic, GroupID: s.GroupID,
 		StartOffset: segkafka.FirstOffset, Dialer: d})
 	err := readSegmentio(ctx, r, read)

@@ -25,6 +25,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/rackfetch/kafka-go/bench/wire"
 )
 
 // Modes of consuming the topic.
@@ -55,6 +57,9 @@ type Spec struct {
 	Settle time.Duration `json:"settle"`
 	Idle   time.Duration `json:"idle"` // the measured window
 }
+
+// Snapshot is the wire counts by broker address.
+type Snapshot = wire.Snapshot
 
 // Report is what a child measured.
 type Report struct {
@@ -104,7 +109,7 @@ func measure(s Spec) Report {
 	if f == nil {
 		return Report{Error: fmt.Sprintf("no client %q in mode %q", s.Client, s.Mode)}
 	}
-	w := newWire()
+	w := wire.New()
 	ctx, cancel := context.WithCancel(context.Background())
 	var (
 		read    atomic.Int64
@@ -149,7 +154,7 @@ func measure(s Spec) Report {
 		}
 	}
 	stopProfile := profileWindow()
-	cpu0, before, t0 := cpuSeconds(), w.snapshot(), time.Now()
+	cpu0, before, t0 := cpuSeconds(), w.Snapshot(), time.Now()
 	select {
 	case err := <-done:
 		return fail("consuming ended in the window: %v", err)
@@ -158,7 +163,7 @@ func measure(s Spec) Report {
 	rep.CPU = cpuSeconds() - cpu0
 	stopProfile()
 	rep.Window = time.Since(t0)
-	rep.Requests = w.snapshot().Sub(before)
+	rep.Requests = w.Snapshot().Sub(before)
 	rep.Goroutines = runtime.NumGoroutine()
 	rep.Sockets, _ = countSockets()
 	rep.RSS, _ = statusBytes("VmRSS:")

@@ -1,4 +1,8 @@
-package idle
+// Package wire counts what Kafka clients send and receive at their sockets,
+// per broker address: dials, request frames (by API key) and bytes read.
+// Every client under test dials through Wire.Dial, so every client is
+// counted the same way, below its own accounting.
+package wire
 
 import (
 	"context"
@@ -8,21 +12,12 @@ import (
 	"sync/atomic"
 )
 
-// Requests are counted where they leave the client: every client under test
-// dials through a countingDialer, whose connections split what the client
-// writes into Kafka frames (a 4-byte size, then the request header's API
-// key). Nothing in the clients is asked to report on itself, so every
-// client is counted the same way.
+// Requests are counted where they leave the client: the connections split
+// what the client writes into Kafka frames (a 4-byte size, then the request
+// header's API key).
 
-// API keys the report names.
-const (
-	apiFetch      = 1
-	apiListOffset = 2
-	apiMetadata   = 3
-)
-
-// wire counts dials and requests per broker address.
-type wire struct {
+// Wire counts dials, requests and bytes read per broker address.
+type Wire struct {
 	mu    sync.Mutex
 	addrs map[string]*addrCounts
 }
@@ -30,13 +25,15 @@ type wire struct {
 type addrCounts struct {
 	dials, failedDials atomic.Int64
 	requests           atomic.Int64
+	bytesRead          atomic.Int64
 	byAPI              [80]atomic.Int64 // by API key; keys past the array count in requests only
 	open               atomic.Int64
 }
 
-func newWire() *wire { return &wire{addrs: map[string]*addrCounts{}} }
+// New returns a Wire with nothing counted.
+func New() *Wire { return &Wire{addrs: map[string]*addrCounts{}} }
 
-func (w *wire) counts(addr string) *addrCounts {
+func (w *Wire) counts(addr string) *addrCounts {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	c := w.addrs[addr]
@@ -47,8 +44,8 @@ func (w *wire) counts(addr string) *addrCounts {
 	return c
 }
 
-// dial is a DialContext-shaped function for every client.
-func (w *wire) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+// Dial is a DialContext-shaped function for every client.
+func (w *Wire) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	c := w.counts(addr)
 	conn, err := (&net.Dialer{}).DialContext(ctx, network, addr)
 	c.dials.Add(1)
@@ -68,17 +65,19 @@ type AddrSnapshot struct {
 	Dials       int64           `json:"dials"`
 	FailedDials int64           `json:"failed_dials"`
 	Requests    int64           `json:"requests"`
+	BytesRead   int64           `json:"bytes_read,omitempty"`
 	ByAPI       map[int16]int64 `json:"by_api,omitempty"`
 	Open        int64           `json:"open"`
 }
 
-func (w *wire) snapshot() Snapshot {
+// Snapshot returns the counts so far.
+func (w *Wire) Snapshot() Snapshot {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	s := Snapshot{}
 	for addr, c := range w.addrs {
 		a := AddrSnapshot{Dials: c.dials.Load(), FailedDials: c.failedDials.Load(), Requests: c.requests.Load(),
-			Open: c.open.Load(), ByAPI: map[int16]int64{}}
+			BytesRead: c.bytesRead.Load(), Open: c.open.Load(), ByAPI: map[int16]int64{}}
 		for k := range c.byAPI {
 			if n := c.byAPI[k].Load(); n > 0 {
 				a.ByAPI[int16(k)] = n
@@ -95,7 +94,7 @@ func (s Snapshot) Sub(before Snapshot) Snapshot {
 	for addr, a := range s {
 		b := before[addr]
 		x := AddrSnapshot{Dials: a.Dials - b.Dials, FailedDials: a.FailedDials - b.FailedDials,
-			Requests: a.Requests - b.Requests, Open: a.Open, ByAPI: map[int16]int64{}}
+			Requests: a.Requests - b.Requests, BytesRead: a.BytesRead - b.BytesRead, Open: a.Open, ByAPI: map[int16]int64{}}
 		for k, n := range a.ByAPI {
 			if n-b.ByAPI[k] > 0 {
 				x.ByAPI[k] = n - b.ByAPI[k]
@@ -113,6 +112,7 @@ func (s Snapshot) Total() AddrSnapshot {
 		t.Dials += a.Dials
 		t.FailedDials += a.FailedDials
 		t.Requests += a.Requests
+		t.BytesRead += a.BytesRead
 		t.Open += a.Open
 		for k, n := range a.ByAPI {
 			t.ByAPI[k] += n
@@ -121,7 +121,8 @@ func (s Snapshot) Total() AddrSnapshot {
 	return t
 }
 
-// countingConn counts the request frames written through it. Frames may be
+// countingConn counts the request frames written through it and the bytes
+// read from it. Frames may be
 // written in pieces: it tracks how much of the current frame is left.
 type countingConn struct {
 	net.Conn
@@ -135,6 +136,12 @@ type countingConn struct {
 func (cc *countingConn) Write(p []byte) (int, error) {
 	n, err := cc.Conn.Write(p)
 	cc.count(p[:n])
+	return n, err
+}
+
+func (cc *countingConn) Read(p []byte) (int, error) {
+	n, err := cc.Conn.Read(p)
+	cc.c.bytesRead.Add(int64(n))
 	return n, err
 }
 
