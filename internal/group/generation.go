@@ -198,7 +198,7 @@ func (gen *Generation) CommitOffsets(offsets map[string]map[int]int64, quiet boo
 			g.deps.Log.Errorf("committing offsets of group %s generation %d failed %d times, giving up (session over or group closing): %v", gen.GroupID, gen.ID, attempt, err)
 			return fmt.Errorf("committing offsets of group %s generation %d: %w", gen.GroupID, gen.ID, err)
 		}
-		g.deps.Log.Errorf("committing offsets of group %s generation %d failed (attempt %d, retrying against the coordinator looked up again): %v", gen.GroupID, gen.ID, attempt, err)
+		g.deps.Log.Printf("committing offsets of group %s generation %d failed (attempt %d, retrying against the coordinator looked up again): %v", gen.GroupID, gen.ID, attempt, err)
 		if !sleep(g.ctx, wait) {
 			return fmt.Errorf("committing offsets of group %s generation %d: %w", gen.GroupID, gen.ID, ErrClosed)
 		}

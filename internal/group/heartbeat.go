@@ -61,7 +61,7 @@ func (gen *Generation) heartbeatLoop(interval time.Duration) {
 				gen.end(err)
 				return
 			}
-			g.deps.Log.Errorf("heartbeat of group %s generation %d failed (attempt %d, retrying; the member keeps its partitions for %v more): %v",
+			g.deps.Log.Printf("heartbeat of group %s generation %d failed (attempt %d, retrying; the member keeps its partitions for %v more): %v",
 				gen.GroupID, gen.ID, failures, time.Until(deadline).Round(time.Millisecond), err)
 			wait = min(backoff(failures, 100*time.Millisecond, interval), time.Until(deadline))
 		}
