@@ -57,7 +57,7 @@ type Reader struct {
 	engine   *fetchengine.Engine // reader_engine.go
 	addrs    *brokerAddrs
 	// share is the Reader's engine and cluster view, shared by the
-	// partition-mode Readers of the same settings (reader_engine_share.go);
+	// partition-mode Readers of the same settings (reader_engine.go);
 	// owner is the Reader's number there.
 	share *engineShare
 	owner uint64

@@ -13,7 +13,7 @@ import (
 )
 
 // The background work of the Readers sharing an engine
-// (reader_engine_share.go) — metadata refreshes while partitions read
+// (reader_engine.go) — metadata refreshes while partitions read
 // from followers or replicas cool down, the leaders' high watermarks for
 // the lag check, the replica cooldowns and their probes — runs once per
 // share in internal/consumer, keyed by what it watches (a leader, a
