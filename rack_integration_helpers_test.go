@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rackfetch/kafka-go/internal/consumer"
 	"github.com/rackfetch/kafka-go/internal/fetchengine"
 	"github.com/rackfetch/kafka-go/protocol"
 )
@@ -98,4 +99,4 @@ func SetEngineIdleTimeoutForTest(d *Dialer, idle time.Duration) { engineIdleTime
 
 // ReaderTestOffsetRequests returns how many ListOffsets requests Readers
 // have sent for start offsets and seeks.
-func ReaderTestOffsetRequests() int64 { return offsetRequests.Load() }
+func ReaderTestOffsetRequests() int64 { return consumer.OffsetRequests() }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"strconv"
 
+	"github.com/rackfetch/kafka-go/internal/consumer"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
@@ -74,13 +75,24 @@ func (r *Reader) atLeader(ctx context.Context, topic string, partition int, do f
 func (r *Reader) listOffset(ctx context.Context, topic string, partition int, timestamp int64) (int64, error) {
 	var offset int64
 	err := r.atLeader(ctx, topic, partition, func(ctx context.Context, c *Conn, p Partition) error {
-		ask := &offsetAsk{topic: topic, partition: int32(partition), epoch: int32(p.LeaderEpoch), timestamp: timestamp,
-			done: make(chan offsetAnswer, 1)}
 		var err error
-		offset, err = listOffsetBatched(ctx, c, int8(r.config.IsolationLevel), ask)
+		offset, err = consumer.ListOffset(ctx, offsetTarget(c, int8(r.config.IsolationLevel)), consumer.OffsetAsk{
+			Topic: topic, Partition: int32(partition), Epoch: int32(p.LeaderEpoch), Timestamp: timestamp})
 		return err
 	})
 	return offset, err
+}
+
+// offsetTarget sends the batched start-offset asks (consumer.ListOffset)
+// over c.
+func offsetTarget(c *Conn, isolation int8) consumer.OffsetTarget {
+	return consumer.OffsetTarget{Conn: c, Broker: int(c.broker), Isolation: isolation,
+		RoundTrip: func(ctx context.Context, req protocol.Request) (protocol.Response, error) {
+			resp, _, err := c.roundTrip(ctx, req, -1)
+			return resp, err
+		},
+		ErrorCode: func(code int16) error { return Error(code) },
+	}
 }
 
 // firstLastOffsets returns the partition's first and last offsets.

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rackfetch/kafka-go/internal/consumer"
 	"github.com/rackfetch/kafka-go/protocol"
 	"github.com/rackfetch/kafka-go/testing/fakebroker"
 )
@@ -17,15 +18,13 @@ import (
 // queuedOffsetAsks returns how many ListOffsets asks for the broker at
 // addr wait for a request.
 func queuedOffsetAsks(addr string) int {
-	offsetQueues.mu.Lock()
-	defer offsetQueues.mu.Unlock()
-	n := 0
-	for k, q := range offsetQueues.m {
-		if k.conn.RemoteAddr().String() == addr {
-			n += len(q.asks)
-		}
-	}
-	return n
+	return consumer.QueuedOffsetAsks(func(c any) bool { return c.(*Conn).RemoteAddr().String() == addr })
+}
+
+// listOffsetBatched asks for the offset of timestamp of t/p on conn, in a
+// batch.
+func listOffsetBatched(ctx context.Context, conn *Conn, p int, timestamp int64) (int64, error) {
+	return consumer.ListOffset(ctx, offsetTarget(conn, 0), consumer.OffsetAsk{Topic: "t", Partition: int32(p), Epoch: -1, Timestamp: timestamp})
 }
 
 // Asks for start offsets that come while a ListOffsets request is in
@@ -51,7 +50,7 @@ func TestListOffsetBatched(t *testing.T) {
 	errs := make([]error, partitions)
 	ask := func(p int) {
 		defer wg.Done()
-		off, err := listOffsetBatched(ctx, conn, 0, &offsetAsk{topic: "t", partition: int32(p), epoch: -1, timestamp: FirstOffset, done: make(chan offsetAnswer, 1)})
+		off, err := listOffsetBatched(ctx, conn, p, FirstOffset)
 		if err == nil && off != int64(p) {
 			err = fmt.Errorf("partition %d: first offset %d, want %d", p, off, p)
 		}
@@ -76,22 +75,6 @@ func TestListOffsetBatched(t *testing.T) {
 	assert.Len(t, second.Topics[0].Partitions, partitions-1, "the asks that waited, in one request")
 }
 
-// Asks for one partition go in separate requests (a request names a
-// partition once), and an error for one partition is that partition's.
-func TestListOffsetBatchedDistinctPartitions(t *testing.T) {
-	q := &offsetQueue{asks: []*offsetAsk{
-		{topic: "t", partition: 0, timestamp: FirstOffset},
-		{topic: "t", partition: 1},
-		{topic: "t", partition: 0, timestamp: LastOffset},
-		{topic: "u", partition: 0},
-	}}
-	first := takeDistinct(q)
-	require.Len(t, first, 3)
-	assert.Equal(t, FirstOffset, first[0].timestamp)
-	require.Len(t, q.asks, 1)
-	assert.Equal(t, LastOffset, q.asks[0].timestamp, "the second ask for t/0 waits for the next request")
-}
-
 // A caller whose context ends while another sends gets its context's
 // error; the request goes on for the others.
 func TestListOffsetBatchedWaiterCancelled(t *testing.T) {
@@ -105,16 +88,20 @@ func TestListOffsetBatchedWaiterCancelled(t *testing.T) {
 	require.NoError(t, err)
 	defer conn.Close()
 
-	sent := make(chan offsetAnswer, 1)
+	type answer struct {
+		offset int64
+		err    error
+	}
+	sent := make(chan answer, 1)
 	go func() {
-		off, err := listOffsetBatched(rtCtx(t), conn, 0, &offsetAsk{topic: "t", partition: 0, epoch: -1, timestamp: LastOffset, done: make(chan offsetAnswer, 1)})
-		sent <- offsetAnswer{off, err}
+		off, err := listOffsetBatched(rtCtx(t), conn, 0, LastOffset)
+		sent <- answer{off, err}
 	}()
 	require.Eventually(t, func() bool { return b.Requests(protocol.ListOffsets) == 1 }, 10*time.Second, time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	waited := make(chan error, 1)
 	go func() {
-		_, err := listOffsetBatched(ctx, conn, 0, &offsetAsk{topic: "t", partition: 1, epoch: -1, timestamp: LastOffset, done: make(chan offsetAnswer, 1)})
+		_, err := listOffsetBatched(ctx, conn, 1, LastOffset)
 		waited <- err
 	}()
 	require.Eventually(t, func() bool { return queuedOffsetAsks(b.Addr()) == 1 }, 10*time.Second, time.Millisecond)
