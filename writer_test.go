@@ -409,7 +409,7 @@ func TestWriterMessageTooLargeForBroker(t *testing.T) {
 }
 
 // With RequireNone the first produce to a leader has acks=1 (the leader
-// confirms it hosts the partition, see writer_leader.go); the next ones
+// confirms it hosts the partition, see internal/producer/leader.go); the next ones
 // have acks=0 and no answer: offsets unknown.
 func TestWriterRequireNone(t *testing.T) {
 	c := wtCluster(t, 1, 1)
@@ -623,7 +623,7 @@ func TestWriterBatchesWhileInFlight(t *testing.T) {
 	}
 	// All 50 are in the open batch once the Writer's state says so.
 	deadline := time.Now().Add(10 * time.Second)
-	for w.core.pendingMessages(wtTopic, 0) < 50 {
+	for w.core.PendingMessages(wtTopic, 0) < 50 {
 		if time.Now().After(deadline) {
 			t.Fatal("the writes did not reach the batch")
 		}
@@ -647,24 +647,6 @@ func TestWriterBatchesWhileInFlight(t *testing.T) {
 	if s := w.Stats(); s.BatchSize.Max != 50 || s.BatchSize.Min != 1 {
 		t.Errorf("batch sizes %+v, want 1 and 50", s.BatchSize)
 	}
-}
-
-// pendingMessages counts the messages of a partition not sent yet.
-func (c *writerCore) pendingMessages(topic string, p int) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	pw := c.parts[topicPartition{topic, p}]
-	if pw == nil {
-		return 0
-	}
-	n := 0
-	if pw.open != nil {
-		n += len(pw.open.msgs)
-	}
-	for _, b := range pw.queue {
-		n += len(b.msgs)
-	}
-	return n
 }
 
 // BatchSize and BatchBytes cap the batches of one call; the partitions of a
