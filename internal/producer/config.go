@@ -31,6 +31,7 @@ type Config[M any] struct {
 // applied. They are read at each use, as the Writer's fields may change
 // (the Writer documents they should not once it is in use).
 type Settings[M any] interface {
+	logSettings
 	Async() bool
 	RequiredAcks() int16 // 0, 1 or -1
 	Compression() compress.Compression
@@ -41,11 +42,15 @@ type Settings[M any] interface {
 	BatchSize() int
 	BatchBytes() int64
 	BatchTimeout() time.Duration
-	ReadTimeout() time.Duration
 	WriteTimeout() time.Duration
 	// Completion, when not nil, is called with the messages of each
 	// batch written or failed.
 	Completion() func(msgs []M, err error)
+}
+
+// logSettings are the Settings that do not depend on the message type.
+type logSettings interface {
+	ReadTimeout() time.Duration
 	Logger() Logger      // nil: none
 	ErrorLogger() Logger // nil: Logger
 }
@@ -65,17 +70,21 @@ type Errors[M any] struct {
 	TooLarge func(m *M) error
 }
 
-func (cfg *Config[M]) withLogger(do func(Logger)) {
-	if l := cfg.Settings.Logger(); l != nil {
+func (cfg *Config[M]) withLogger(do func(Logger)) { withLogger(cfg.Settings, do) }
+
+func (cfg *Config[M]) withErrorLogger(do func(Logger)) { withErrorLogger(cfg.Settings, do) }
+
+func withLogger(s logSettings, do func(Logger)) {
+	if l := s.Logger(); l != nil {
 		do(l)
 	}
 }
 
-func (cfg *Config[M]) withErrorLogger(do func(Logger)) {
-	if l := cfg.Settings.ErrorLogger(); l != nil {
+func withErrorLogger(s logSettings, do func(Logger)) {
+	if l := s.ErrorLogger(); l != nil {
 		do(l)
 	} else {
-		cfg.withLogger(do)
+		withLogger(s, do)
 	}
 }
 

@@ -39,10 +39,7 @@ type Core[M any] struct {
 	identFailed time.Time
 	identMu     sync.Mutex
 
-	// The leader watch's metadata connections (leader.go).
-	pollMu    sync.Mutex
-	pollConns map[int]Conn // by broker id
-	polled    time.Time    // when a poll last succeeded
+	watch leaderWatch // leader.go
 
 	pending sync.WaitGroup // batches not completed yet
 	workers sync.WaitGroup // goroutines of the core
@@ -51,7 +48,7 @@ type Core[M any] struct {
 
 // New returns the runtime of a Writer configured by cfg.
 func New[M any](cfg Config[M]) *Core[M] {
-	return &Core[M]{
+	c := &Core[M]{
 		cfg:     cfg,
 		tc:      cfg.Cluster,
 		codec:   cfg.Codec,
@@ -60,6 +57,8 @@ func New[M any](cfg Config[M]) *Core[M] {
 		brokers: map[int]*brokerWriter[M]{},
 		quit:    make(chan struct{}),
 	}
+	c.watch = leaderWatch{tc: cfg.Cluster, set: cfg.Settings, code: cfg.Errors.Code, workers: &c.workers}
+	return c
 }
 
 // Close flushes every partition and waits for all batches, then stops the
@@ -74,7 +73,7 @@ func (c *Core[M]) Close() {
 	c.pending.Wait()
 	close(c.quit)
 	c.workers.Wait()
-	c.closePoll()
+	c.watch.closePoll()
 	c.tc.Release()
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/rackfetch/kafka-go/protocol"
@@ -23,9 +24,29 @@ type leaderMark struct {
 	set   bool
 }
 
+// leaderWatch reads the metadata from other brokers than a leader that
+// stopped answering, on connections of its own. It knows nothing of the
+// Writer's messages.
+type leaderWatch struct {
+	tc      Cluster
+	set     logSettings
+	code    func(int16) error // the kafka.Error of a code
+	workers *sync.WaitGroup   // the Core's
+
+	pollMu    sync.Mutex
+	pollConns map[int]Conn // by broker id
+	polled    time.Time    // when a poll last succeeded
+}
+
+// watched is a partition a request carries, and its leader then.
+type watched struct {
+	key  TopicPartition
+	mark leaderMark
+}
+
 // leaderMark returns the cached leader of key.
-func (c *Core[M]) leaderMark(key TopicPartition) leaderMark {
-	id, epoch, ok := c.tc.LeaderEpoch(key.Topic, key.Partition)
+func (lw *leaderWatch) leaderMark(key TopicPartition) leaderMark {
+	id, epoch, ok := lw.tc.LeaderEpoch(key.Topic, key.Partition)
 	if !ok || id < 0 {
 		return leaderMark{}
 	}
@@ -65,15 +86,11 @@ func (e *leaderMovedError) Unwrap() error { return e.notLeader }
 // items; abandon cancels the request. The returned function stops the
 // watch.
 func (c *Core[M]) watchLeaders(ctx context.Context, abandon context.CancelCauseFunc, broker Broker, items []sendItem[M]) (stop func()) {
-	type sent struct {
-		key  TopicPartition
-		mark leaderMark
-	}
-	var parts []sent
+	var parts []watched
 	var topics []string
 	for i := range items {
 		if it := &items[i]; it.end != 0 && it.mark.set {
-			parts = append(parts, sent{it.b.key, it.mark})
+			parts = append(parts, watched{it.b.key, it.mark})
 			if len(topics) == 0 || topics[len(topics)-1] != it.b.key.Topic {
 				topics = append(topics, it.b.key.Topic)
 			}
@@ -82,13 +99,18 @@ func (c *Core[M]) watchLeaders(ctx context.Context, abandon context.CancelCauseF
 	if len(parts) == 0 {
 		return func() {}
 	}
+	return c.watch.start(ctx, abandon, broker, parts, topics)
+}
+
+// start watches the leaders of parts, carried by a request to broker.
+func (lw *leaderWatch) start(ctx context.Context, abandon context.CancelCauseFunc, broker Broker, parts []watched, topics []string) (stop func()) {
 	// No goroutine until the request is overdue: most are answered in
 	// milliseconds.
 	done := make(chan struct{})
 	start := time.Now()
-	c.workers.Add(1)
+	lw.workers.Add(1)
 	first := time.AfterFunc(StallAfter, func() {
-		defer c.workers.Done()
+		defer lw.workers.Done()
 		t := time.NewTimer(0)
 		defer t.Stop()
 		for {
@@ -103,13 +125,13 @@ func (c *Core[M]) watchLeaders(ctx context.Context, abandon context.CancelCauseF
 			// of its election first.
 			var targets []Broker
 			for _, p := range parts {
-				targets = c.pollTargets(targets, p.key, broker.ID)
+				targets = lw.pollTargets(targets, p.key, broker.ID)
 			}
 			pctx, cancel := context.WithTimeout(ctx, PollTimeout)
-			err := c.pollLeaders(pctx, topics, targets, time.Time{})
+			err := lw.pollLeaders(pctx, topics, targets, time.Time{})
 			cancel()
 			if err != nil && ctx.Err() == nil {
-				c.cfg.withLogger(func(l Logger) {
+				withLogger(lw.set, func(l Logger) {
 					l.Printf("broker %d has not answered a produce request for %s; reading metadata to look for a new leader: %s",
 						broker.ID, time.Since(start).Round(time.Millisecond), err)
 				})
@@ -117,8 +139,8 @@ func (c *Core[M]) watchLeaders(ctx context.Context, abandon context.CancelCauseF
 			for _, p := range parts {
 				// Only another broker is a reason to give up: the same
 				// broker with a newer epoch still answers for it.
-				if m := c.leaderMark(p.key); m.set && m.id != p.mark.id && m.epoch >= p.mark.epoch {
-					abandon(&leaderMovedError{key: p.key, from: p.mark, to: m, after: time.Since(start), notLeader: c.cfg.Errors.Code(codeNotLeaderForPartition)})
+				if m := lw.leaderMark(p.key); m.set && m.id != p.mark.id && m.epoch >= p.mark.epoch {
+					abandon(&leaderMovedError{key: p.key, from: p.mark, to: m, after: time.Since(start), notLeader: lw.code(codeNotLeaderForPartition)})
 					return
 				}
 			}
@@ -127,7 +149,7 @@ func (c *Core[M]) watchLeaders(ctx context.Context, abandon context.CancelCauseF
 	})
 	return func() {
 		if first.Stop() {
-			c.workers.Done() // the watch never started
+			lw.workers.Done() // the watch never started
 		}
 		close(done)
 	}
@@ -139,7 +161,7 @@ const maxPollTargets = 3
 // pollTargets appends to targets the replicas of key other than avoid
 // (the broker not answering), or any other broker when the partition has
 // no other replica known, up to maxPollTargets.
-func (c *Core[M]) pollTargets(targets []Broker, key TopicPartition, avoid int) []Broker {
+func (lw *leaderWatch) pollTargets(targets []Broker, key TopicPartition, avoid int) []Broker {
 	has := func(id int) bool {
 		for _, b := range targets {
 			if b.ID == id {
@@ -148,16 +170,16 @@ func (c *Core[M]) pollTargets(targets []Broker, key TopicPartition, avoid int) [
 		}
 		return id == avoid
 	}
-	for _, id := range c.tc.Replicas(nil, key.Topic, key.Partition) {
+	for _, id := range lw.tc.Replicas(nil, key.Topic, key.Partition) {
 		if len(targets) >= maxPollTargets || has(id) {
 			continue
 		}
-		if b, ok := c.tc.Broker(id); ok {
+		if b, ok := lw.tc.Broker(id); ok {
 			targets = append(targets, b)
 		}
 	}
 	if len(targets) == 0 {
-		for _, b := range c.tc.Brokers(nil) {
+		for _, b := range lw.tc.Brokers(nil) {
 			if !has(b.ID) {
 				return append(targets, b)
 			}
@@ -171,10 +193,10 @@ func (c *Core[M]) pollTargets(targets []Broker, key TopicPartition, avoid int) [
 // shared control connection is not used: it may be to the broker that
 // stopped answering. A connection per broker is kept for the next polls.
 // A poll that ended after since (by a concurrent caller) is enough.
-func (c *Core[M]) pollLeaders(ctx context.Context, topics []string, targets []Broker, since time.Time) error {
-	c.pollMu.Lock()
-	defer c.pollMu.Unlock()
-	if !since.IsZero() && c.polled.After(since) {
+func (lw *leaderWatch) pollLeaders(ctx context.Context, topics []string, targets []Broker, since time.Time) error {
+	lw.pollMu.Lock()
+	defer lw.pollMu.Unlock()
+	if !since.IsZero() && lw.polled.After(since) {
 		return nil
 	}
 	if len(targets) == 0 {
@@ -184,13 +206,13 @@ func (c *Core[M]) pollLeaders(ctx context.Context, topics []string, targets []Br
 	var lastErr error
 	ok := false
 	for _, b := range targets {
-		resp, err := c.pollAt(ctx, b, req)
+		resp, err := lw.pollAt(ctx, b, req)
 		if err == nil {
 			md, isMD := resp.(*protocol.MetadataResponse)
 			if !isMD {
 				err = fmt.Errorf("the answer is %T", resp)
 			} else {
-				c.tc.MergeMetadata(md)
+				lw.tc.MergeMetadata(md)
 				ok = true
 				continue
 			}
@@ -203,7 +225,7 @@ func (c *Core[M]) pollLeaders(ctx context.Context, topics []string, targets []Br
 	if !ok {
 		return lastErr
 	}
-	c.polled = time.Now()
+	lw.polled = time.Now()
 	return nil
 }
 
@@ -217,31 +239,31 @@ func metadataRequest(topics []string) *protocol.MetadataRequest {
 }
 
 // pollAt sends req to broker b, on the poll connection to b (dialed when
-// there is none), or through the custom RoundTripper; c.pollMu is held.
-func (c *Core[M]) pollAt(ctx context.Context, b Broker, req protocol.Request) (protocol.Response, error) {
-	if !c.tc.Dials() {
-		return c.tc.RoundTrip(ctx, b, req)
+// there is none), or through the custom RoundTripper; lw.pollMu is held.
+func (lw *leaderWatch) pollAt(ctx context.Context, b Broker, req protocol.Request) (protocol.Response, error) {
+	if !lw.tc.Dials() {
+		return lw.tc.RoundTrip(ctx, b, req)
 	}
-	conn := c.pollConns[b.ID]
+	conn := lw.pollConns[b.ID]
 	if conn != nil && conn.Broken() {
 		conn.Close()
 		conn = nil
 	}
 	if conn == nil {
 		var err error
-		if conn, err = c.tc.Dial(ctx, b); err != nil {
-			delete(c.pollConns, b.ID)
+		if conn, err = lw.tc.Dial(ctx, b); err != nil {
+			delete(lw.pollConns, b.ID)
 			return nil, err
 		}
-		if c.pollConns == nil {
-			c.pollConns = map[int]Conn{}
+		if lw.pollConns == nil {
+			lw.pollConns = map[int]Conn{}
 		}
-		c.pollConns[b.ID] = conn
+		lw.pollConns[b.ID] = conn
 	}
 	resp, err := conn.RoundTrip(ctx, req, -1)
 	if err != nil {
 		conn.Close()
-		delete(c.pollConns, b.ID)
+		delete(lw.pollConns, b.ID)
 		return nil, err
 	}
 	return resp, nil
@@ -251,37 +273,37 @@ func (c *Core[M]) pollAt(ctx context.Context, b Broker, req protocol.Request) (p
 // connection to a broker that answered a leader watch, if there is one
 // (the shared control connection may be to a broker that stopped
 // answering), else, or when that fails, through the shared cache.
-func (c *Core[M]) rediscover(topic string, since time.Time) {
-	c.pollMu.Lock()
+func (lw *leaderWatch) rediscover(topic string, since time.Time) {
+	lw.pollMu.Lock()
 	var targets []Broker
-	for id := range c.pollConns {
-		if b, ok := c.tc.Broker(id); ok && len(targets) < 1 {
+	for id := range lw.pollConns {
+		if b, ok := lw.tc.Broker(id); ok && len(targets) < 1 {
 			targets = append(targets, b)
 		}
 	}
-	c.pollMu.Unlock()
+	lw.pollMu.Unlock()
 	if len(targets) > 0 {
-		ctx, cancel := context.WithTimeout(c.tc.Context(), PollTimeout)
-		err := c.pollLeaders(ctx, []string{topic}, targets, since)
+		ctx, cancel := context.WithTimeout(lw.tc.Context(), PollTimeout)
+		err := lw.pollLeaders(ctx, []string{topic}, targets, since)
 		cancel()
 		if err == nil {
 			return
 		}
 	}
-	ctx, cancel := context.WithTimeout(c.tc.Context(), c.cfg.Settings.ReadTimeout())
+	ctx, cancel := context.WithTimeout(lw.tc.Context(), lw.set.ReadTimeout())
 	defer cancel()
-	if err := c.tc.RefreshSince(ctx, topic, since); err != nil {
-		c.cfg.withErrorLogger(func(l Logger) { l.Printf("refreshing the metadata of %s: %s", topic, err) })
+	if err := lw.tc.RefreshSince(ctx, topic, since); err != nil {
+		withErrorLogger(lw.set, func(l Logger) { l.Printf("refreshing the metadata of %s: %s", topic, err) })
 	}
 }
 
 // closePoll closes the connections of the leader watch.
-func (c *Core[M]) closePoll() {
-	c.pollMu.Lock()
-	defer c.pollMu.Unlock()
-	for id, conn := range c.pollConns {
+func (lw *leaderWatch) closePoll() {
+	lw.pollMu.Lock()
+	defer lw.pollMu.Unlock()
+	for id, conn := range lw.pollConns {
 		conn.Close()
-		delete(c.pollConns, id)
+		delete(lw.pollConns, id)
 	}
 }
 

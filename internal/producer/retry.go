@@ -93,7 +93,7 @@ func (c *Core[M]) failed(pw *partWriter[M], b *writeBatch[M], err error) {
 		defer c.workers.Done()
 		// Leader re-discovery: the error may mean the leader moved.
 		if moved == nil {
-			c.rediscover(key.Topic, since)
+			c.watch.rediscover(key.Topic, since)
 		}
 		c.mu.Lock()
 		pw.busy = false

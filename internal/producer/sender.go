@@ -66,7 +66,7 @@ func (bw *brokerWriter[M]) run() {
 			if b := c.head(pw); b != nil {
 				c.number(pw, b)
 				pw.busy = true
-				items = append(items, sendItem[M]{pw: pw, b: b, mark: c.leaderMark(pw.key)})
+				items = append(items, sendItem[M]{pw: pw, b: b, mark: c.watch.leaderMark(pw.key)})
 			}
 		}
 		broker := bw.broker
