@@ -69,7 +69,7 @@ func TestEnqueueKeepsCallersMessagesOffTheHeap(t *testing.T) {
 	})
 	// The batch's slice grows now and then: less than one per call.
 	assert.Zero(t, allocs)
-	assert.Equal(t, 1001, c.PendingMessages("t", 0))
+	assert.Equal(t, 1001, c.openMessages("t", 0))
 }
 
 func TestAddSeqWraps(t *testing.T) {

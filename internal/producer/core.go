@@ -110,21 +110,3 @@ func Wait[M any](ctx context.Context, refs []BatchRef[M]) ([]error, error) {
 	}
 	return errs, nil
 }
-
-// PendingMessages counts the messages of a partition not sent yet.
-func (c *Core[M]) PendingMessages(topic string, partition int) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	pw := c.parts[TopicPartition{topic, partition}]
-	if pw == nil {
-		return 0
-	}
-	n := 0
-	if pw.open != nil {
-		n += len(pw.open.msgs)
-	}
-	for _, b := range pw.queue {
-		n += len(b.msgs)
-	}
-	return n
-}
