@@ -549,7 +549,7 @@ func (w *Writer) WriteMessages(ctx context.Context, msgs ...Message) error {
 			return messageTooLarge(msgs, i)
 		}
 	}
-	parts, err := w.assignPartitions(ctx, core, msgs)
+	parts, err := w.assignPartitions(ctx, msgs)
 	if err != nil {
 		return err
 	}
@@ -565,7 +565,7 @@ func (w *Writer) WriteMessages(ctx context.Context, msgs ...Message) error {
 }
 
 // assignPartitions chooses the topic and partition of every message.
-func (w *Writer) assignPartitions(ctx context.Context, core *producer.Core[Message], msgs []Message) ([]producer.TopicPartition, error) {
+func (w *Writer) assignPartitions(ctx context.Context, msgs []Message) ([]producer.TopicPartition, error) {
 	balancer := w.balancer()
 	parts := make([]producer.TopicPartition, len(msgs))
 	lastTopic, lastCount := "", 0
