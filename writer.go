@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rackfetch/kafka-go/internal/producer"
 )
 
 // The Writer type provides the implementation of a producer of kafka messages
@@ -255,8 +257,12 @@ type Writer struct {
 
 	mu     sync.Mutex
 	closed bool
-	calls  sync.WaitGroup // WriteMessages calls in progress
-	core   *writerCore    // created on first use
+	calls  sync.WaitGroup          // WriteMessages calls in progress
+	core   *producer.Core[Message] // created on first use
+
+	// cluster is the cluster state of core, which tells the partition
+	// counts of topics.
+	cluster *transportCluster
 
 	// once creates writerStats lazily, so the zero Writer is usable.
 	once sync.Once
@@ -543,21 +549,25 @@ func (w *Writer) WriteMessages(ctx context.Context, msgs ...Message) error {
 			return messageTooLarge(msgs, i)
 		}
 	}
-	parts, err := w.assignPartitions(ctx, core, msgs)
+	parts, err := w.assignPartitions(ctx, msgs)
 	if err != nil {
 		return err
 	}
-	refs := core.enqueue(msgs, parts, !w.Async)
+	refs := core.Enqueue(msgs, parts, !w.Async)
 	if w.Async {
 		return nil
 	}
-	return waitBatches(ctx, refs)
+	errs, err := producer.Wait(ctx, refs)
+	if errs != nil {
+		return WriteErrors(errs)
+	}
+	return err
 }
 
 // assignPartitions chooses the topic and partition of every message.
-func (w *Writer) assignPartitions(ctx context.Context, core *writerCore, msgs []Message) ([]topicPartition, error) {
+func (w *Writer) assignPartitions(ctx context.Context, msgs []Message) ([]producer.TopicPartition, error) {
 	balancer := w.balancer()
-	parts := make([]topicPartition, len(msgs))
+	parts := make([]producer.TopicPartition, len(msgs))
 	lastTopic, lastCount := "", 0
 	for i := range msgs {
 		topic, err := w.chooseTopic(msgs[i])
@@ -565,7 +575,7 @@ func (w *Writer) assignPartitions(ctx context.Context, core *writerCore, msgs []
 			return nil, err
 		}
 		if topic != lastTopic || lastCount == 0 {
-			n, err := core.tc.partitionCount(ctx, topic, w.AllowAutoTopicCreation, w.maxAttempts(),
+			n, err := w.cluster.partitionCount(ctx, topic, w.AllowAutoTopicCreation, w.maxAttempts(),
 				w.writeBackoffMin(), w.writeBackoffMax(), w.readTimeout())
 			if err != nil {
 				return nil, err
@@ -580,25 +590,25 @@ func (w *Writer) assignPartitions(ctx context.Context, core *writerCore, msgs []
 		if p < 0 || p >= lastCount {
 			return nil, fmt.Errorf("kafka.(*Writer): the balancer chose partition %d of %q, which has partitions 0-%d", p, topic, lastCount-1)
 		}
-		parts[i] = topicPartition{topic, p}
+		parts[i] = producer.TopicPartition{Topic: topic, Partition: p}
 	}
 	return parts, nil
 }
 
 // enter registers a WriteMessages call, creating the writer's state on
 // first use.
-func (w *Writer) enter() (*writerCore, error) {
+func (w *Writer) enter() (*producer.Core[Message], error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
 		return nil, io.ErrClosedPipe
 	}
 	if w.core == nil {
-		core, err := newWriterCore(w)
+		core, tc, err := newWriterCore(w)
 		if err != nil {
 			return nil, err
 		}
-		w.core = core
+		w.core, w.cluster = core, tc
 	}
 	w.calls.Add(1)
 	return w.core, nil
@@ -619,7 +629,7 @@ func (w *Writer) Close() error {
 	w.mu.Unlock()
 	w.calls.Wait()
 	if core != nil {
-		core.close()
+		core.Close()
 	}
 	if w.transport != nil {
 		w.transport.CloseIdleConnections()
@@ -667,20 +677,6 @@ func (w *Writer) batchTimeout() time.Duration { return positiveOr(w.BatchTimeout
 func (w *Writer) readTimeout() time.Duration { return positiveOr(w.ReadTimeout, 10*time.Second) }
 
 func (w *Writer) writeTimeout() time.Duration { return positiveOr(w.WriteTimeout, 10*time.Second) }
-
-func (w *Writer) withLogger(do func(Logger)) {
-	if w.Logger != nil {
-		do(w.Logger)
-	}
-}
-
-func (w *Writer) withErrorLogger(do func(Logger)) {
-	if w.ErrorLogger != nil {
-		do(w.ErrorLogger)
-	} else {
-		w.withLogger(do)
-	}
-}
 
 // messageSize is the size a message takes in a record batch, at most: the
 // unit of BatchBytes.

@@ -95,23 +95,3 @@ func (err WriteErrors) Error() string {
 	}
 	return b.String()
 }
-
-// leaderUnreachableError is an attempt that could not reach the partition's
-// leader: its dial failed, or no leader is known. The Writer retries it
-// without counting it against MaxAttempts, within DeliveryTimeout.
-type leaderUnreachableError struct {
-	Topic     string // empty when the leader is known (ID, Addr)
-	Partition int
-	ID        int // -1: no leader known
-	Addr      string
-	Err       error
-}
-
-func (e *leaderUnreachableError) Error() string {
-	if e.ID < 0 {
-		return fmt.Sprintf("finding the leader of %s partition %d: %v", e.Topic, e.Partition, e.Err)
-	}
-	return fmt.Sprintf("connecting to broker %d (%s): %v", e.ID, e.Addr, e.Err)
-}
-
-func (e *leaderUnreachableError) Unwrap() error { return e.Err }

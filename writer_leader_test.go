@@ -9,11 +9,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rackfetch/kafka-go/internal/producer"
 	"github.com/rackfetch/kafka-go/protocol"
 	"github.com/rackfetch/kafka-go/testing/fakebroker"
 )
 
-// Fake-broker tests of writer_leader.go: acks=0 only to a leader that
+// Fake-broker tests of the Writer's leader handling (internal/producer/leader.go): acks=0 only to a leader that
 // answered for the partition, acks=0 produces the broker refused by
 // closing the connection, and leaving a leader that stopped answering.
 
@@ -104,7 +105,7 @@ func TestWriterAcksNoneClosedConnectionFails(t *testing.T) {
 	w.MaxAttempts = 1
 	err := w.WriteMessages(ctx, Message{Value: []byte("refused")})
 	require.Error(t, err)
-	assert.ErrorIs(t, err, errAcksNoneClosed)
+	assert.ErrorIs(t, err, producer.ErrAcksNoneClosed)
 	wtSameValues(t, "log", wtValues(c, wtTopic, 0), "confirmed")
 
 	// The broker takes writes again; the leader is confirmed again
@@ -155,7 +156,7 @@ func TestWriterLeavesFrozenLeader(t *testing.T) {
 	}
 	took := time.Since(elected)
 	t.Logf("written %s after the write started, %s after the election", time.Since(start), took)
-	assert.Less(t, took, stallAfter+pollTimeout+pollInterval+time.Second, "time from the election to the write at the new leader")
+	assert.Less(t, took, producer.StallAfter+producer.PollTimeout+producer.PollInterval+time.Second, "time from the election to the write at the new leader")
 	wtSameValues(t, "log", wtValues(c, wtTopic, 0), "before", "during")
 
 	p1, p2 := wtProduced(b1), wtProduced(b2)

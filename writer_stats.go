@@ -2,6 +2,8 @@ package kafka
 
 import (
 	"time"
+
+	"github.com/rackfetch/kafka-go/internal/producer"
 )
 
 // WriterStats is a data structure returned by a call to Writer.Stats that
@@ -68,6 +70,34 @@ type writerStats struct {
 	waitTime       statSummary
 	batchSize      statSummary
 	batchSizeBytes statSummary
+}
+
+// Observe counts what the Writer's runtime observed.
+func (s *writerStats) Observe(stat producer.Stat, v int64) {
+	switch stat {
+	case producer.StatWrites:
+		s.writes.observe(v)
+	case producer.StatMessages:
+		s.messages.observe(v)
+	case producer.StatBytes:
+		s.bytes.observe(v)
+	case producer.StatErrors:
+		s.errors.observe(v)
+	case producer.StatRetries:
+		s.retries.observe(v)
+	case producer.StatBatchTime:
+		s.batchTime.observe(v)
+	case producer.StatBatchQueueTime:
+		s.batchQueueTime.observe(v)
+	case producer.StatWriteTime:
+		s.writeTime.observe(v)
+	case producer.StatWaitTime:
+		s.waitTime.observe(v)
+	case producer.StatBatchSize:
+		s.batchSize.observe(v)
+	case producer.StatBatchBytes:
+		s.batchSizeBytes.observe(v)
+	}
 }
 
 func (w *Writer) stats() *writerStats {

@@ -409,7 +409,7 @@ func TestWriterMessageTooLargeForBroker(t *testing.T) {
 }
 
 // With RequireNone the first produce to a leader has acks=1 (the leader
-// confirms it hosts the partition, see writer_leader.go); the next ones
+// confirms it hosts the partition, see internal/producer/leader.go); the next ones
 // have acks=0 and no answer: offsets unknown.
 func TestWriterRequireNone(t *testing.T) {
 	c := wtCluster(t, 1, 1)
@@ -599,74 +599,6 @@ func TestWriterAutoTopicCreation(t *testing.T) {
 	wtSameValues(t, "auto", wtValues(c, "auto", 0), "created")
 }
 
-// While a produce request is in flight, messages of concurrent synchronous
-// writers pile up and leave together in the next request.
-func TestWriterBatchesWhileInFlight(t *testing.T) {
-	c := wtCluster(t, 1, 1)
-	b := c.Broker(1)
-	release := make(chan struct{})
-	b.ScriptNext(protocol.Produce, fakebroker.Step{Action: fakebroker.Action{Wait: release}})
-	w := wtWriter(t, c)
-	ctx := wtContext(t)
-	var wg sync.WaitGroup
-	errs := make(chan error, 51)
-	write := func(v string) {
-		defer wg.Done()
-		errs <- w.WriteMessages(ctx, Message{Value: []byte(v)})
-	}
-	wg.Add(1)
-	go write("first")
-	<-b.Await(protocol.Produce, 1) // held by the broker
-	for i := 0; i < 50; i++ {
-		wg.Add(1)
-		go write("w" + strconv.Itoa(i))
-	}
-	// All 50 are in the open batch once the Writer's state says so.
-	deadline := time.Now().Add(10 * time.Second)
-	for w.core.pendingMessages(wtTopic, 0) < 50 {
-		if time.Now().After(deadline) {
-			t.Fatal("the writes did not reach the batch")
-		}
-		time.Sleep(time.Millisecond)
-	}
-	close(release)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	p := wtProduced(b)
-	if len(p) != 2 {
-		t.Fatalf("%d produce requests, want 2 (the held one, then one batch of 50)", len(p))
-	}
-	if n := len(c.Records(wtTopic, 0)); n != 51 {
-		t.Errorf("%d records, want 51", n)
-	}
-	if s := w.Stats(); s.BatchSize.Max != 50 || s.BatchSize.Min != 1 {
-		t.Errorf("batch sizes %+v, want 1 and 50", s.BatchSize)
-	}
-}
-
-// pendingMessages counts the messages of a partition not sent yet.
-func (c *writerCore) pendingMessages(topic string, p int) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	pw := c.parts[topicPartition{topic, p}]
-	if pw == nil {
-		return 0
-	}
-	n := 0
-	if pw.open != nil {
-		n += len(pw.open.msgs)
-	}
-	for _, b := range pw.queue {
-		n += len(b.msgs)
-	}
-	return n
-}
-
 // BatchSize and BatchBytes cap the batches of one call; the partitions of a
 // broker share requests.
 func TestWriterBatchLimits(t *testing.T) {
@@ -851,35 +783,6 @@ func TestWriterStats(t *testing.T) {
 	}
 }
 
-// Close waits for the messages of an asynchronous writer even when they
-// need retries, and reports failures to Completion.
-func TestWriterCloseFlushesRetries(t *testing.T) {
-	c := wtCluster(t, 1, 1)
-	b := c.Broker(1)
-	b.ScriptNext(protocol.Produce, fakebroker.Step{ErrorCode: int16(LeaderNotAvailable)})
-	b.ScriptNext(protocol.Produce, fakebroker.Step{ErrorCode: int16(RequestTimedOut)})
-	w := wtWriter(t, c)
-	w.Async = true
-	var mu sync.Mutex
-	var got []error
-	w.Completion = func(msgs []Message, err error) {
-		mu.Lock()
-		got = append(got, err)
-		mu.Unlock()
-	}
-	if err := w.WriteMessages(wtContext(t), wtMessages("c", 3)...); err != nil {
-		t.Fatal(err)
-	}
-	w.Close()
-	if len(got) != 1 || got[0] != nil {
-		t.Errorf("completions %v, want one success", got)
-	}
-	if n := b.Requests(protocol.Produce); n != 3 {
-		t.Errorf("%d produce requests, want 3", n)
-	}
-	wtSameValues(t, "log", wtValues(c, wtTopic, 0), "c-v0", "c-v1", "c-v2")
-}
-
 // wtBatches returns the record batch headers of the produce requests
 // broker b received for partition p, in order.
 func wtBatches(t testing.TB, b *fakebroker.Broker, p int32) []protocol.RecordBatchHeader {
@@ -900,102 +803,6 @@ func wtBatches(t testing.TB, b *fakebroker.Broker, p int32) []protocol.RecordBat
 		}
 	}
 	return out
-}
-
-// With RequireAll, batches carry a producer id and per-partition sequence
-// numbers; a retry keeps them (so a broker can drop a duplicate).
-func TestWriterIdempotentNumbering(t *testing.T) {
-	c := wtCluster(t, 1, 2)
-	b := c.Broker(1)
-	w := wtWriter(t, c)
-	w.Balancer = BalancerFunc(func(m Message, ps ...int) int { return int(m.Key[0] - '0') })
-	ctx := wtContext(t)
-	write := func(keys ...string) {
-		t.Helper()
-		msgs := make([]Message, len(keys))
-		for i, k := range keys {
-			msgs[i] = Message{Key: []byte(k), Value: []byte(k)}
-		}
-		if err := w.WriteMessages(ctx, msgs...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("0", "0", "1")
-	b.ScriptNext(protocol.Produce, fakebroker.Step{ErrorCode: int16(RequestTimedOut)})
-	write("0", "1", "1", "1")
-	write("0")
-	type num struct {
-		id  int64
-		seq int32
-		n   int32
-	}
-	got := func(p int32) (out []num) {
-		for _, h := range wtBatches(t, b, p) {
-			out = append(out, num{h.ProducerID, h.BaseSequence, h.NumRecords})
-		}
-		return out
-	}
-	// Partition 0: 2 records, then 1 (sent twice: the retry), then 1.
-	if g, want := got(0), []num{{1000, 0, 2}, {1000, 2, 1}, {1000, 2, 1}, {1000, 3, 1}}; fmt.Sprint(g) != fmt.Sprint(want) {
-		t.Errorf("partition 0 batches %v, want %v", g, want)
-	}
-	if g, want := got(1), []num{{1000, 0, 1}, {1000, 1, 3}, {1000, 1, 3}}; fmt.Sprint(g) != fmt.Sprint(want) {
-		t.Errorf("partition 1 batches %v, want %v", g, want)
-	}
-	if n := b.Requests(protocol.InitProducerId); n != 1 {
-		t.Errorf("%d InitProducerId requests, want 1", n)
-	}
-	// RequireOne: no producer id.
-	w.RequiredAcks = RequireOne
-	write("0")
-	if h := wtBatches(t, b, 0); h[len(h)-1].ProducerID != -1 || h[len(h)-1].BaseSequence != -1 {
-		t.Errorf("acks=1 batch numbered %d/%d", h[len(h)-1].ProducerID, h[len(h)-1].BaseSequence)
-	}
-}
-
-// A batch refused for its sequence (OutOfOrderSequenceNumber) is numbered
-// again under a new producer id; a batch failing for good leaves a hole, so
-// the next batch takes a new producer id too. DuplicateSequenceNumber
-// means the batch was written before.
-func TestWriterIdempotentRecovery(t *testing.T) {
-	c := wtCluster(t, 1, 1)
-	b := c.Broker(1)
-	w := wtWriter(t, c)
-	ctx := wtContext(t)
-	if err := w.WriteMessages(ctx, Message{Value: []byte("a")}); err != nil {
-		t.Fatal(err)
-	}
-	b.ScriptNext(protocol.Produce, fakebroker.Step{ErrorCode: int16(OutOfOrderSequenceNumber)})
-	if err := w.WriteMessages(ctx, Message{Value: []byte("b")}); err != nil {
-		t.Fatal(err)
-	}
-	b.ScriptNext(protocol.Produce, fakebroker.Step{ErrorCode: int16(InvalidRecord)})
-	if err := w.WriteMessages(ctx, Message{Value: []byte("refused")}); !errors.Is(err, InvalidRecord) {
-		t.Fatalf("err = %v, want InvalidRecord", err)
-	}
-	if err := w.WriteMessages(ctx, Message{Value: []byte("c")}); err != nil {
-		t.Fatal(err)
-	}
-	b.ScriptNext(protocol.Produce, fakebroker.Step{ErrorCode: int16(DuplicateSequenceNumber)})
-	var offset int64
-	w.Completion = func(msgs []Message, err error) { offset = msgs[0].Offset }
-	if err := w.WriteMessages(ctx, Message{Value: []byte("dup")}); err != nil {
-		t.Fatalf("DuplicateSequenceNumber: %v", err)
-	}
-	if offset != -1 {
-		t.Errorf("offset %d after DuplicateSequenceNumber, want -1 (unknown)", offset)
-	}
-	var got []string
-	for _, h := range wtBatches(t, b, 0) {
-		got = append(got, fmt.Sprintf("%d/%d", h.ProducerID, h.BaseSequence))
-	}
-	// a: 1000/0; b refused at 1000/1, then 1001/0; "refused" at 1001/1
-	// fails for good; c at 1002/0; dup at 1002/1.
-	want := []string{"1000/0", "1000/1", "1001/0", "1001/1", "1002/0", "1002/1"}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("batches numbered %v, want %v", got, want)
-	}
-	wtSameValues(t, "log", wtValues(c, wtTopic, 0), "a", "b", "c")
 }
 
 // Brokers without InitProducerId: the writer produces without producer

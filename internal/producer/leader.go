@@ -1,11 +1,10 @@
-package kafka
+package producer
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"strconv"
+	"sync"
 	"time"
 
 	"github.com/rackfetch/kafka-go/protocol"
@@ -25,71 +24,93 @@ type leaderMark struct {
 	set   bool
 }
 
+// leaderWatch reads the metadata from other brokers than a leader that
+// stopped answering, on connections of its own. It knows nothing of the
+// Writer's messages.
+type leaderWatch struct {
+	tc      Cluster
+	set     logSettings
+	code    func(int16) error // the kafka.Error of a code
+	workers *sync.WaitGroup   // the Core's
+
+	pollMu    sync.Mutex
+	pollConns map[int]Conn // by broker id
+	polled    time.Time    // when a poll last succeeded
+}
+
+// watched is a partition a request carries, and its leader then.
+type watched struct {
+	key  TopicPartition
+	mark leaderMark
+}
+
 // leaderMark returns the cached leader of key.
-func (c *writerCore) leaderMark(key topicPartition) leaderMark {
-	p, ok := c.tc.cl.partition(key.topic, key.partition)
-	if !ok || p.Leader.ID < 0 {
+func (lw *leaderWatch) leaderMark(key TopicPartition) leaderMark {
+	id, epoch, ok := lw.tc.LeaderEpoch(key.Topic, key.Partition)
+	if !ok || id < 0 {
 		return leaderMark{}
 	}
-	return leaderMark{id: p.Leader.ID, epoch: p.LeaderEpoch, set: true}
+	return leaderMark{id: id, epoch: epoch, set: true}
 }
 
 // The leader watch of a produce request: once it has gone unanswered for
-// stallAfter, the metadata is read every pollInterval from another broker
-// (each read bounded by pollTimeout), and the request is abandoned as soon
+// StallAfter, the metadata is read every PollInterval from another broker
+// (each read bounded by PollTimeout), and the request is abandoned as soon
 // as a partition it carries has a new leader. A healthy broker answers in
 // milliseconds even with acks=all; a broker that is leader no more would
 // only answer NotLeaderForPartition, if it answers at all.
 var (
-	stallAfter   = time.Second
-	pollInterval = 100 * time.Millisecond
-	pollTimeout  = time.Second
+	StallAfter   = time.Second
+	PollInterval = 100 * time.Millisecond
+	PollTimeout  = time.Second
 )
 
 // leaderMovedError abandons a request to a broker that no longer leads a
 // partition the request carries. It unwraps to NotLeaderForPartition, so
 // the batches are retried, at the new leader.
 type leaderMovedError struct {
-	key      topicPartition
-	from, to leaderMark
-	after    time.Duration
+	key       TopicPartition
+	from, to  leaderMark
+	after     time.Duration
+	notLeader error // kafka.NotLeaderForPartition
 }
 
 func (e *leaderMovedError) Error() string {
 	return fmt.Sprintf("no answer from broker %d after %s, and the metadata now names broker %d (leader epoch %d) as leader of %s/%d: %v",
-		e.from.id, e.after.Round(time.Millisecond), e.to.id, e.to.epoch, e.key.topic, e.key.partition, NotLeaderForPartition)
+		e.from.id, e.after.Round(time.Millisecond), e.to.id, e.to.epoch, e.key.Topic, e.key.Partition, e.notLeader)
 }
 
-func (e *leaderMovedError) Unwrap() error { return NotLeaderForPartition }
+func (e *leaderMovedError) Unwrap() error { return e.notLeader }
 
 // watchLeaders starts the leader watch of a request to broker carrying
 // items; abandon cancels the request. The returned function stops the
 // watch.
-func (c *writerCore) watchLeaders(ctx context.Context, abandon context.CancelCauseFunc, broker Broker, items []sendItem) (stop func()) {
-	type sent struct {
-		key  topicPartition
-		mark leaderMark
-	}
-	var parts []sent
+func (c *Core[M]) watchLeaders(ctx context.Context, abandon context.CancelCauseFunc, broker Broker, items []sendItem[M]) (stop func()) {
+	var parts []watched
 	var topics []string
 	for i := range items {
 		if it := &items[i]; it.end != 0 && it.mark.set {
-			parts = append(parts, sent{it.b.key, it.mark})
-			if len(topics) == 0 || topics[len(topics)-1] != it.b.key.topic {
-				topics = append(topics, it.b.key.topic)
+			parts = append(parts, watched{it.b.key, it.mark})
+			if len(topics) == 0 || topics[len(topics)-1] != it.b.key.Topic {
+				topics = append(topics, it.b.key.Topic)
 			}
 		}
 	}
 	if len(parts) == 0 {
 		return func() {}
 	}
+	return c.watch.start(ctx, abandon, broker, parts, topics)
+}
+
+// start watches the leaders of parts, carried by a request to broker.
+func (lw *leaderWatch) start(ctx context.Context, abandon context.CancelCauseFunc, broker Broker, parts []watched, topics []string) (stop func()) {
 	// No goroutine until the request is overdue: most are answered in
 	// milliseconds.
 	done := make(chan struct{})
 	start := time.Now()
-	c.workers.Add(1)
-	first := time.AfterFunc(stallAfter, func() {
-		defer c.workers.Done()
+	lw.workers.Add(1)
+	first := time.AfterFunc(StallAfter, func() {
+		defer lw.workers.Done()
 		t := time.NewTimer(0)
 		defer t.Stop()
 		for {
@@ -104,13 +125,13 @@ func (c *writerCore) watchLeaders(ctx context.Context, abandon context.CancelCau
 			// of its election first.
 			var targets []Broker
 			for _, p := range parts {
-				targets = c.pollTargets(targets, p.key, broker.ID)
+				targets = lw.pollTargets(targets, p.key, broker.ID)
 			}
-			pctx, cancel := context.WithTimeout(ctx, pollTimeout)
-			err := c.pollLeaders(pctx, topics, targets, time.Time{})
+			pctx, cancel := context.WithTimeout(ctx, PollTimeout)
+			err := lw.pollLeaders(pctx, topics, targets, time.Time{})
 			cancel()
 			if err != nil && ctx.Err() == nil {
-				c.w.withLogger(func(l Logger) {
+				withLogger(lw.set, func(l Logger) {
 					l.Printf("broker %d has not answered a produce request for %s; reading metadata to look for a new leader: %s",
 						broker.ID, time.Since(start).Round(time.Millisecond), err)
 				})
@@ -118,17 +139,17 @@ func (c *writerCore) watchLeaders(ctx context.Context, abandon context.CancelCau
 			for _, p := range parts {
 				// Only another broker is a reason to give up: the same
 				// broker with a newer epoch still answers for it.
-				if m := c.leaderMark(p.key); m.set && m.id != p.mark.id && m.epoch >= p.mark.epoch {
-					abandon(&leaderMovedError{key: p.key, from: p.mark, to: m, after: time.Since(start)})
+				if m := lw.leaderMark(p.key); m.set && m.id != p.mark.id && m.epoch >= p.mark.epoch {
+					abandon(&leaderMovedError{key: p.key, from: p.mark, to: m, after: time.Since(start), notLeader: lw.code(codeNotLeaderForPartition)})
 					return
 				}
 			}
-			t.Reset(pollInterval)
+			t.Reset(PollInterval)
 		}
 	})
 	return func() {
 		if first.Stop() {
-			c.workers.Done() // the watch never started
+			lw.workers.Done() // the watch never started
 		}
 		close(done)
 	}
@@ -140,7 +161,7 @@ const maxPollTargets = 3
 // pollTargets appends to targets the replicas of key other than avoid
 // (the broker not answering), or any other broker when the partition has
 // no other replica known, up to maxPollTargets.
-func (c *writerCore) pollTargets(targets []Broker, key topicPartition, avoid int) []Broker {
+func (lw *leaderWatch) pollTargets(targets []Broker, key TopicPartition, avoid int) []Broker {
 	has := func(id int) bool {
 		for _, b := range targets {
 			if b.ID == id {
@@ -149,18 +170,17 @@ func (c *writerCore) pollTargets(targets []Broker, key topicPartition, avoid int
 		}
 		return id == avoid
 	}
-	cl := c.tc.cl
-	p, _ := cl.partition(key.topic, key.partition)
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	for _, r := range p.Replicas {
-		if b, ok := cl.brokers[r.ID]; ok && len(targets) < maxPollTargets && !has(r.ID) {
+	for _, id := range lw.tc.Replicas(nil, key.Topic, key.Partition) {
+		if len(targets) >= maxPollTargets || has(id) {
+			continue
+		}
+		if b, ok := lw.tc.Broker(id); ok {
 			targets = append(targets, b)
 		}
 	}
 	if len(targets) == 0 {
-		for id, b := range cl.brokers {
-			if !has(id) {
+		for _, b := range lw.tc.Brokers(nil) {
+			if !has(b.ID) {
 				return append(targets, b)
 			}
 		}
@@ -173,26 +193,26 @@ func (c *writerCore) pollTargets(targets []Broker, key topicPartition, avoid int
 // shared control connection is not used: it may be to the broker that
 // stopped answering. A connection per broker is kept for the next polls.
 // A poll that ended after since (by a concurrent caller) is enough.
-func (c *writerCore) pollLeaders(ctx context.Context, topics []string, targets []Broker, since time.Time) error {
-	c.pollMu.Lock()
-	defer c.pollMu.Unlock()
-	if !since.IsZero() && c.polled.After(since) {
+func (lw *leaderWatch) pollLeaders(ctx context.Context, topics []string, targets []Broker, since time.Time) error {
+	lw.pollMu.Lock()
+	defer lw.pollMu.Unlock()
+	if !since.IsZero() && lw.polled.After(since) {
 		return nil
 	}
 	if len(targets) == 0 {
 		return errors.New("no broker to ask")
 	}
-	req := metadataRequest(topics, false)
+	req := metadataRequest(topics)
 	var lastErr error
 	ok := false
 	for _, b := range targets {
-		resp, err := c.pollAt(ctx, b, req)
+		resp, err := lw.pollAt(ctx, b, req)
 		if err == nil {
 			md, isMD := resp.(*protocol.MetadataResponse)
 			if !isMD {
 				err = fmt.Errorf("the answer is %T", resp)
 			} else {
-				c.tc.cl.mergeAnswer(md)
+				lw.tc.MergeMetadata(md)
 				ok = true
 				continue
 			}
@@ -205,36 +225,45 @@ func (c *writerCore) pollLeaders(ctx context.Context, topics []string, targets [
 	if !ok {
 		return lastErr
 	}
-	c.polled = time.Now()
+	lw.polled = time.Now()
 	return nil
 }
 
-// pollAt sends req to broker b, on the poll connection to b (dialed when
-// there is none), or through the custom RoundTripper; c.pollMu is held.
-func (c *writerCore) pollAt(ctx context.Context, b Broker, req protocol.Request) (protocol.Response, error) {
-	if rt := c.tc.rt; rt != nil {
-		return rt.RoundTrip(ctx, TCP(net.JoinHostPort(b.Host, strconv.Itoa(b.Port))), req)
+// metadataRequest asks for the metadata of topics, without creating them.
+func metadataRequest(topics []string) *protocol.MetadataRequest {
+	req := &protocol.MetadataRequest{}
+	for _, t := range topics {
+		req.Topics = append(req.Topics, protocol.MetadataRequestTopic{Name: t})
 	}
-	conn := c.pollConns[b.ID]
-	if conn != nil && conn.isBroken() {
+	return req
+}
+
+// pollAt sends req to broker b, on the poll connection to b (dialed when
+// there is none), or through the custom RoundTripper; lw.pollMu is held.
+func (lw *leaderWatch) pollAt(ctx context.Context, b Broker, req protocol.Request) (protocol.Response, error) {
+	if !lw.tc.Dials() {
+		return lw.tc.RoundTrip(ctx, b, req)
+	}
+	conn := lw.pollConns[b.ID]
+	if conn != nil && conn.Broken() {
 		conn.Close()
 		conn = nil
 	}
 	if conn == nil {
 		var err error
-		if conn, err = c.tc.dialProduce(ctx, b); err != nil {
-			delete(c.pollConns, b.ID)
+		if conn, err = lw.tc.Dial(ctx, b); err != nil {
+			delete(lw.pollConns, b.ID)
 			return nil, err
 		}
-		if c.pollConns == nil {
-			c.pollConns = map[int]*Conn{}
+		if lw.pollConns == nil {
+			lw.pollConns = map[int]Conn{}
 		}
-		c.pollConns[b.ID] = conn
+		lw.pollConns[b.ID] = conn
 	}
-	resp, _, err := conn.roundTrip(ctx, req, -1)
+	resp, err := conn.RoundTrip(ctx, req, -1)
 	if err != nil {
 		conn.Close()
-		delete(c.pollConns, b.ID)
+		delete(lw.pollConns, b.ID)
 		return nil, err
 	}
 	return resp, nil
@@ -244,44 +273,44 @@ func (c *writerCore) pollAt(ctx context.Context, b Broker, req protocol.Request)
 // connection to a broker that answered a leader watch, if there is one
 // (the shared control connection may be to a broker that stopped
 // answering), else, or when that fails, through the shared cache.
-func (c *writerCore) rediscover(topic string, since time.Time) {
-	c.pollMu.Lock()
+func (lw *leaderWatch) rediscover(topic string, since time.Time) {
+	lw.pollMu.Lock()
 	var targets []Broker
-	for id := range c.pollConns {
-		if b, ok := c.tc.cl.broker(id); ok && len(targets) < 1 {
+	for id := range lw.pollConns {
+		if b, ok := lw.tc.Broker(id); ok && len(targets) < 1 {
 			targets = append(targets, b)
 		}
 	}
-	c.pollMu.Unlock()
+	lw.pollMu.Unlock()
 	if len(targets) > 0 {
-		ctx, cancel := context.WithTimeout(c.tc.context(), pollTimeout)
-		err := c.pollLeaders(ctx, []string{topic}, targets, since)
+		ctx, cancel := context.WithTimeout(lw.tc.Context(), PollTimeout)
+		err := lw.pollLeaders(ctx, []string{topic}, targets, since)
 		cancel()
 		if err == nil {
 			return
 		}
 	}
-	ctx, cancel := context.WithTimeout(c.tc.context(), c.w.readTimeout())
+	ctx, cancel := context.WithTimeout(lw.tc.Context(), lw.set.ReadTimeout())
 	defer cancel()
-	if err := c.tc.refreshSince(ctx, topic, since, false); err != nil {
-		c.w.withErrorLogger(func(l Logger) { l.Printf("refreshing the metadata of %s: %s", topic, err) })
+	if err := lw.tc.RefreshSince(ctx, topic, since); err != nil {
+		withErrorLogger(lw.set, func(l Logger) { l.Printf("refreshing the metadata of %s: %s", topic, err) })
 	}
 }
 
 // closePoll closes the connections of the leader watch.
-func (c *writerCore) closePoll() {
-	c.pollMu.Lock()
-	defer c.pollMu.Unlock()
-	for id, conn := range c.pollConns {
+func (lw *leaderWatch) closePoll() {
+	lw.pollMu.Lock()
+	defer lw.pollMu.Unlock()
+	for id, conn := range lw.pollConns {
 		conn.Close()
-		delete(c.pollConns, id)
+		delete(lw.pollConns, id)
 	}
 }
 
-// errAcksNoneClosed fails an acks=0 produce whose connection the broker
+// ErrAcksNoneClosed fails an acks=0 produce whose connection the broker
 // closed: Kafka closes it instead of answering when it refuses such a
 // produce (not the leader, unknown partition, too large...).
-var errAcksNoneClosed = errors.New("the broker closed the connection after a produce with acks=0, which it does when it refuses one: the messages may not have been stored")
+var ErrAcksNoneClosed = errors.New("the broker closed the connection after a produce with acks=0, which it does when it refuses one: the messages may not have been stored")
 
 // confirmAcksNone makes sure the broker processed the acks=0 produce just
 // written on conn without refusing it: Kafka handles the requests of a
@@ -289,9 +318,9 @@ var errAcksNoneClosed = errors.New("the broker closed the connection after a pro
 // refused acks=0 produce, so an answer to a request sent after it (a
 // version 0 ApiVersions, the smallest there is) means the produce was
 // appended to the leader's log, as acks=1 would have said.
-func confirmAcksNone(ctx context.Context, conn *Conn) error {
-	if _, _, err := conn.roundTrip(ctx, &protocol.ApiVersionsRequest{}, 0); err != nil {
-		return fmt.Errorf("%w (%v)", errAcksNoneClosed, err)
+func confirmAcksNone(ctx context.Context, conn Conn) error {
+	if _, err := conn.RoundTrip(ctx, &protocol.ApiVersionsRequest{}, 0); err != nil {
+		return fmt.Errorf("%w (%v)", ErrAcksNoneClosed, err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package kafka
+package producer
 
 import (
 	"context"
@@ -46,15 +46,15 @@ const (
 
 // idempotent reports whether batches should carry producer ids; c.mu is
 // held.
-func (c *writerCore) idempotent() bool {
-	return c.w.RequiredAcks == RequireAll && c.idem != idemOff
+func (c *Core[M]) idempotent() bool {
+	return c.cfg.Settings.RequiredAcks() == -1 && c.idem != idemOff
 }
 
 // refreshIdent asks for a producer id when the Writer has none or its
 // current one left a hole in a sequence. It runs in a broker sender,
 // outside c.mu; one sender asks at a time, and a failed request is not
 // repeated before WriteBackoffMin.
-func (c *writerCore) refreshIdent() {
+func (c *Core[M]) refreshIdent() {
 	c.mu.Lock()
 	need := c.idempotent() && (c.ident == nil || c.identStale)
 	c.mu.Unlock()
@@ -64,13 +64,13 @@ func (c *writerCore) refreshIdent() {
 	c.identMu.Lock()
 	defer c.identMu.Unlock()
 	c.mu.Lock()
-	need = c.idempotent() && (c.ident == nil || c.identStale) && time.Since(c.identFailed) >= c.w.writeBackoffMin()
+	need = c.idempotent() && (c.ident == nil || c.identStale) && time.Since(c.identFailed) >= c.cfg.Settings.WriteBackoffMin()
 	c.mu.Unlock()
 	if !need {
 		return
 	}
-	ctx, cancel := context.WithTimeout(c.tc.context(), c.w.readTimeout())
-	resp, err := c.tc.initProducerID(ctx)
+	ctx, cancel := context.WithTimeout(c.tc.Context(), c.cfg.Settings.ReadTimeout())
+	resp, err := c.tc.InitProducerID(ctx)
 	cancel()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -82,11 +82,10 @@ func (c *writerCore) refreshIdent() {
 		return
 	}
 	c.identFailed = time.Now()
-	var kerr Error
-	if errors.As(err, &kerr) && kerr.Temporary() {
+	if c.cfg.Errors.Temporary(err) {
 		return // e.g. the coordinator is loading: ask again later
 	}
-	c.w.withErrorLogger(func(l Logger) {
+	c.cfg.withErrorLogger(func(l Logger) {
 		l.Printf("kafka writer: producing without idempotence (retries may duplicate messages): %s", err)
 	})
 	if c.ident == nil {
@@ -96,7 +95,7 @@ func (c *writerCore) refreshIdent() {
 
 // number gives b its producer id and sequence, unless it has them (a
 // retry) or the Writer has no producer id; c.mu is held.
-func (c *writerCore) number(pw *partWriter, b *writeBatch) {
+func (c *Core[M]) number(pw *partWriter[M], b *writeBatch[M]) {
 	if b.ident != nil || c.ident == nil || !c.idempotent() {
 		return
 	}
@@ -115,14 +114,15 @@ func addSeq(seq int32, n int) int32 {
 // sequenceRefused reports errors by which the broker refused a batch's
 // producer id or sequence: the batch was not written, and is numbered
 // again with a new producer id.
-func sequenceRefused(err error) bool {
-	return errors.Is(err, OutOfOrderSequenceNumber) || errors.Is(err, UnknownProducerId) ||
-		errors.Is(err, InvalidProducerEpoch) || errors.Is(err, InvalidProducerIDMapping)
+func (c *Core[M]) sequenceRefused(err error) bool {
+	code := c.cfg.Errors.Code
+	return errors.Is(err, code(codeOutOfOrderSequenceNumber)) || errors.Is(err, code(codeUnknownProducerID)) ||
+		errors.Is(err, code(codeInvalidProducerEpoch)) || errors.Is(err, code(codeInvalidProducerIDMapping))
 }
 
 // renumber drops b's numbers after the broker refused them, and asks for
 // a new producer id.
-func (c *writerCore) renumber(b *writeBatch) {
+func (c *Core[M]) renumber(b *writeBatch[M]) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if b.ident != nil && c.ident != nil && b.ident.gen == c.ident.gen {
@@ -134,7 +134,7 @@ func (c *writerCore) renumber(b *writeBatch) {
 // holeLeft records that b failed for good: if it was numbered, its
 // partition's sequence has a hole, and the next batches need a new
 // producer id.
-func (c *writerCore) holeLeft(b *writeBatch) {
+func (c *Core[M]) holeLeft(b *writeBatch[M]) {
 	if b.ident == nil {
 		return
 	}
@@ -145,11 +145,12 @@ func (c *writerCore) holeLeft(b *writeBatch) {
 	}
 }
 
-// setProducer writes b's numbers into the batch builder.
-func setProducer(bb *protocol.RecordBatchBuilder, b *writeBatch) {
-	if b.ident == nil {
+// setProducer writes a batch's numbers into the batch builder (ident nil:
+// not numbered).
+func setProducer(bb *protocol.RecordBatchBuilder, ident *producerIdent, seq int32) {
+	if ident == nil {
 		bb.ProducerID, bb.ProducerEpoch, bb.BaseSequence = -1, -1, -1
 		return
 	}
-	bb.ProducerID, bb.ProducerEpoch, bb.BaseSequence = b.ident.id, b.ident.epoch, b.seq
+	bb.ProducerID, bb.ProducerEpoch, bb.BaseSequence = ident.id, ident.epoch, seq
 }
