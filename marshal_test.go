@@ -251,16 +251,16 @@ func TestRecordMarshalVersions(t *testing.T) {
 		{3, []byte{0xff, 0xff, 3, 0, 0, 0, 0}}, // B, C, E (not nullable: empty)
 		{9, []byte{}},                          // nothing
 	} {
-		got, err := marshalAt(tc.version, v)
+		got, err := Version(tc.version).Marshal(v)
 		if err != nil || !bytes.Equal(got, tc.want) {
 			t.Errorf("v%d: % x, %v; want % x", tc.version, got, err, tc.want)
 			continue
 		}
 		var back recordMarshalVersioned
-		if err := unmarshalAt(tc.version, got, &back); err != nil {
+		if err := Version(tc.version).Unmarshal(got, &back); err != nil {
 			t.Errorf("v%d: Unmarshal: %v", tc.version, err)
 		}
-		if again, _ := marshalAt(tc.version, back); !bytes.Equal(again, got) {
+		if again, _ := Version(tc.version).Marshal(back); !bytes.Equal(again, got) {
 			t.Errorf("v%d: decoded %+v encodes as % x", tc.version, back, again)
 		}
 	}
