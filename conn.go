@@ -2,7 +2,10 @@ package kafka
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"os"
@@ -10,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/rackfetch/kafka-go/protocol"
 )
 
 // Conn is a connection to one Kafka broker, optionally bound to a topic and
@@ -190,3 +195,239 @@ func (d *deadline) get() time.Time {
 	}
 	return time.Time{}
 }
+
+// clientSoftwareName is sent in ApiVersions v3+ so broker operators can see
+// which client connected.
+const clientSoftwareName = "rackfetch-kafka-go"
+
+// errConnBroken is returned by every request after an I/O failure left the
+// connection's byte stream in an unknown state.
+var errConnBroken = errors.New("kafka: connection closed after an earlier I/O error")
+
+// apiVersions returns the broker's version table, asking for it on first use.
+func (c *Conn) apiVersions() (protocol.Versions, error) {
+	if vs, _ := c.versions.Load().(protocol.Versions); vs != nil {
+		return vs, nil
+	}
+	vs, err := c.loadApiVersions(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	return vs, nil
+}
+
+// loadApiVersions asks the broker for its versions. A broker that does not
+// know our ApiVersions version answers UNSUPPORTED_VERSION (in the v0
+// layout) with its own range; we then retry at the highest version it
+// names, or at v0 when it names none, as the Java client does.
+func (c *Conn) loadApiVersions(ctx context.Context) (protocol.Versions, error) {
+	req := &protocol.ApiVersionsRequest{ClientSoftwareName: clientSoftwareName, ClientSoftwareVersion: libraryVersion}
+	v := req.MaxVersion()
+	for {
+		var resp protocol.ApiVersionsResponse
+		err := c.exchange(ctx, req, &resp, v)
+		if err == nil && resp.ErrorCode == 0 {
+			vs := resp.Versions()
+			c.versions.Store(vs)
+			return vs, nil
+		}
+		if err == nil && Error(resp.ErrorCode) == UnsupportedVersion && v > 0 {
+			next := int16(0)
+			if r, ok := resp.Versions()[protocol.ApiVersions]; ok && r.Max < v {
+				next = r.Max
+			}
+			if next >= 0 {
+				v = next // strictly lower: the loop ends
+				continue
+			}
+		}
+		if err == nil {
+			err = fmt.Errorf("at v%d: %w", v, Error(resp.ErrorCode))
+		}
+		return nil, fmt.Errorf("asking %s for its API versions: %w", c.conn.RemoteAddr(), err)
+	}
+}
+
+// roundTrip sends req at the highest version both sides support (at most
+// limit when limit >= 0) and returns the decoded response and its version.
+func (c *Conn) roundTrip(ctx context.Context, req protocol.Request, limit int16) (protocol.Response, int16, error) {
+	vs, err := c.apiVersions()
+	if err != nil {
+		return nil, 0, err
+	}
+	v, err := vs.Pick(req, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	resp := req.NewResponse()
+	if err := c.exchange(ctx, req, resp, v); err != nil {
+		return nil, v, err
+	}
+	return resp, v, nil
+}
+
+// exchange writes req at version v and decodes the answer into resp. A nil
+// resp means the request has no response (Produce with acks=0). Requests on
+// one Conn are serialized: the response is read before the lock is released,
+// so correlation ids never interleave.
+//
+// The response keeps its frame: byte fields decoded from it (JoinGroup
+// metadata, SyncGroup assignments, SASL tokens) alias the frame, so it is
+// never recycled here. Only the fetch path, whose Batch knows when nothing
+// points into its frame any more, hands buffers back (releaseBuffer).
+func (c *Conn) exchange(ctx context.Context, req protocol.Request, resp protocol.Response, v int16) error {
+	_, err := c.exchangeRetain(ctx, req, resp, v)
+	return err
+}
+
+// exchangeRetain is exchange for responses that alias the frame (Fetch):
+// the caller owns the returned buffer and hands it back with releaseBuffer
+// once nothing points into it.
+func (c *Conn) exchangeRetain(ctx context.Context, req protocol.Request, resp protocol.Response, v int16) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.broken != nil {
+		return nil, c.broken
+	}
+
+	c.correlationID++
+	id := c.correlationID
+	c.wbuf = protocol.AppendRequest(c.wbuf[:0], req, v, id, c.clientID)
+
+	deadline, stop := c.applyDeadlines(ctx)
+	defer stop()
+
+	if _, err := c.conn.Write(c.wbuf); err != nil {
+		return nil, c.fail(ctx, fmt.Errorf("sending %s v%d request to %s: %w", req.Key(), v, c.conn.RemoteAddr(), err))
+	}
+	if resp == nil {
+		return nil, nil
+	}
+	if start, ok := ctx.Value(responseStartKey{}).(time.Time); ok && (deadline.IsZero() || start.Before(deadline)) {
+		if err := c.awaitResponseStart(ctx, start, deadline); err != nil {
+			return nil, c.fail(ctx, fmt.Errorf("waiting for the %s v%d response from %s: no byte by %s, the broker seems stalled: %w",
+				req.Key(), v, c.conn.RemoteAddr(), start.Format("15:04:05.000"), err))
+		}
+	}
+	if c.versions.Load() == nil {
+		// The first answer of a connection: say so when the peer is no
+		// Kafka broker (an HTTP server, a TLS listener).
+		if peer := c.sniffPeer(ctx, stop); peer != "" {
+			// (Not the context's error: the peer, not the time, failed it.)
+			return nil, c.fail(context.Background(), &PeerProtocolError{Addr: c.conn.RemoteAddr().String(), Peer: peer,
+				Err: fmt.Errorf("reading the %s v%d response: not a Kafka response frame", req.Key(), v)})
+		}
+	}
+	buf := c.rbody
+	c.rbody = nil
+	body, err := protocol.ReadFrameExpecting(c.rbuf, buf, protocol.MaxResponseSize, expectedSize(req))
+	if err != nil {
+		return nil, c.fail(ctx, fmt.Errorf("reading %s v%d response from %s: %w", req.Key(), v, c.conn.RemoteAddr(), err))
+	}
+	if err := protocol.DecodeResponse(body, resp, v, protocol.IsFlexible(req, v), id); err != nil {
+		// The frame was read whole, so the stream is still in sync; but a
+		// broker that sends garbage is not one to keep talking to.
+		return nil, c.fail(ctx, err)
+	}
+	return body, nil
+}
+
+// expectedSize is how large the response to req may be by the client's own
+// choice: a fetch's MaxBytes plus room for its headers. The frame reader
+// allocates that much before the bytes arrive; the size the broker
+// declares is not trusted that far.
+func expectedSize(req protocol.Request) int {
+	if f, ok := req.(*protocol.FetchRequest); ok && f.MaxBytes > 0 {
+		return int(f.MaxBytes) + 64<<10
+	}
+	return 0
+}
+
+// releaseBuffer gives a response buffer back for reuse unless it is
+// unusually large, so one huge fetch does not pin memory for the life of
+// the connection.
+func (c *Conn) releaseBuffer(b []byte) {
+	if b == nil || cap(b) > 4<<20 {
+		return
+	}
+	c.mu.Lock()
+	if cap(b) > cap(c.rbody) {
+		c.rbody = b[:0]
+	}
+	c.mu.Unlock()
+}
+
+// responseStartKey keys, in a request's context, the time by which the
+// broker must start answering (withResponseStart).
+type responseStartKey struct{}
+
+// withResponseStart bounds the wait for the first byte of the response
+// only: a broker silent until then is taken as stalled, while a response
+// already arriving gets the rest of ctx's time, however large it is. The
+// Reader uses it for fetches from followers, whose stall it can route
+// around by going back to the leader.
+func withResponseStart(ctx context.Context, by time.Time) context.Context {
+	return context.WithValue(ctx, responseStartKey{}, by)
+}
+
+// awaitResponseStart waits until the response's first byte is buffered or
+// start passes, then puts back the request's own deadline.
+func (c *Conn) awaitResponseStart(ctx context.Context, start, deadline time.Time) error {
+	_ = c.conn.SetReadDeadline(start)
+	_, err := c.rbuf.Peek(1)
+	_ = c.conn.SetReadDeadline(deadline)
+	if ctx.Err() != nil {
+		// A cancellation that fired meanwhile set a past deadline, which
+		// the line above may have replaced: it must still interrupt.
+		_ = c.conn.SetDeadline(time.Unix(1, 0))
+	}
+	return err
+}
+
+// applyDeadlines sets the socket deadline from the Conn's deadlines and ctx,
+// and makes a cancelled ctx interrupt blocked I/O. It returns the deadline
+// set and a func that undoes it.
+func (c *Conn) applyDeadlines(ctx context.Context) (time.Time, func()) {
+	deadline := c.rdeadline.get()
+	if w := c.wdeadline.get(); !w.IsZero() && (deadline.IsZero() || w.Before(deadline)) {
+		deadline = w
+	}
+	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
+		deadline = d
+	}
+	_ = c.conn.SetDeadline(deadline)
+	if ctx.Done() == nil {
+		return deadline, func() {}
+	}
+	stop := context.AfterFunc(ctx, func() { _ = c.conn.SetDeadline(time.Unix(1, 0)) })
+	return deadline, func() { stop() }
+}
+
+// fail marks the connection unusable after an I/O error and closes it: the
+// position in the byte stream is unknown, so no later response could be
+// trusted. A cancelled context is reported as such.
+func (c *Conn) fail(ctx context.Context, err error) error {
+	c.broken = errConnBroken
+	c.closed.Store(true)
+	_ = c.conn.Close()
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return fmt.Errorf("%w (%w)", ctxErr, err)
+	}
+	// The socket deadline may fire a moment before the context's own timer:
+	// report the context's deadline, not a broker timeout.
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		return fmt.Errorf("%w (%w)", context.DeadlineExceeded, err)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("%w: %w", RequestTimedOut, err)
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: %w", io.ErrUnexpectedEOF, err)
+	}
+	return err
+}
+
+// isBroken reports whether the connection was closed, by Close or after an
+// I/O error.
+func (c *Conn) isBroken() bool { return c.closed.Load() }
