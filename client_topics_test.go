@@ -1,20 +1,11 @@
 package kafka
 
 import (
-)
-
-// Unit tests of the Client's topic administration on the fake broker:
-// CreateTopics, DeleteTopics and CreatePartitions reach the controller and
-// no other broker, carry the caller's fields and kafka-go's time limits,
-// and map the controller's codes into the response's Errors; failures to
-// route or to ask are the method's error. The helpers here are shared
-// with client_configs_test.go and client_reassign_test.go.
-
-import (
 	"context"
 	"errors"
 	"net"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +14,13 @@ import (
 	"github.com/rackfetch/kafka-go/protocol"
 	"github.com/rackfetch/kafka-go/testing/fakebroker"
 )
+
+// Unit tests of the Client's topic administration on the fake broker:
+// CreateTopics, DeleteTopics and CreatePartitions reach the controller and
+// no other broker, carry the caller's fields and kafka-go's time limits,
+// and map the controller's codes into the response's Errors; failures to
+// route or to ask are the method's error. The helpers here are shared
+// with client_configs_test.go and client_reassign_test.go.
 
 // clientAdminController is the broker the fake cluster of these tests
 // names as controller: not the bootstrap broker (1), so that a request
@@ -422,17 +420,6 @@ func clientAdminStr(s string) *string { return &s }
 // the fake broker: they reach the controller alone, carry the caller's
 // fields (nil and empty lists as kafka-go documents them), and map the
 // controller's codes into the response.
-
-import (
-	"errors"
-	"reflect"
-	"strconv"
-	"strings"
-	"testing"
-	"time"
-
-	"github.com/rackfetch/kafka-go/protocol"
-)
 
 func TestClientAdminElectLeaders(t *testing.T) {
 	for _, v := range []int16{0, 2} { // no top-level error code in v0
