@@ -1,6 +1,8 @@
 package kafka
 
 import (
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rackfetch/kafka-go/internal/producer"
@@ -55,14 +57,15 @@ type WriterStats struct {
 // SummaryStats and DurationStats, shared with ReaderStats, are in
 // reader_stats.go.
 
-// writerStats accumulates a Writer's statistics between two calls of Stats.
+// writerStats accumulates a Writer's statistics: those of Stats between
+// two of its calls, and the totals of Totals, which nothing resets.
 type writerStats struct {
-	dials          statCounter
-	writes         statCounter
-	messages       statCounter
-	bytes          statCounter
-	errors         statCounter
-	retries        statCounter
+	dials          writerCounter
+	writes         writerCounter
+	messages       writerCounter
+	bytes          writerCounter
+	errors         writerCounter
+	retries        writerCounter
 	dialTime       statSummary
 	batchTime      statSummary
 	batchQueueTime statSummary
@@ -70,7 +73,21 @@ type writerStats struct {
 	waitTime       statSummary
 	batchSize      statSummary
 	batchSizeBytes statSummary
+
+	// Totals of what Stats only summarises.
+	batches, writeTimeTotal, waitTimeTotal atomic.Int64
 }
+
+// writerCounter counts for both views: the window Stats returns and
+// resets, and the total Totals returns.
+type writerCounter struct{ window, total atomic.Int64 }
+
+func (c *writerCounter) observe(n int64) {
+	c.window.Add(n)
+	c.total.Add(n)
+}
+
+func (c *writerCounter) snapshot() int64 { return c.window.Swap(0) }
 
 // Observe counts what the Writer's runtime observed.
 func (s *writerStats) Observe(stat producer.Stat, v int64) {
@@ -91,10 +108,13 @@ func (s *writerStats) Observe(stat producer.Stat, v int64) {
 		s.batchQueueTime.observe(v)
 	case producer.StatWriteTime:
 		s.writeTime.observe(v)
+		s.writeTimeTotal.Add(v)
 	case producer.StatWaitTime:
 		s.waitTime.observe(v)
+		s.waitTimeTotal.Add(v)
 	case producer.StatBatchSize:
 		s.batchSize.observe(v)
+		s.batches.Add(1)
 	case producer.StatBatchBytes:
 		s.batchSizeBytes.observe(v)
 	}
@@ -116,7 +136,8 @@ func (w *Writer) stats() *writerStats {
 //
 // A typical use of this method is to spawn a goroutine that will periodically
 // call Stats on a kafka writer and report the metrics to a stats collection
-// system.
+// system. Since each call resets the counters, only one goroutine should:
+// metrics collectors use Totals, which resets nothing.
 //
 // Writes counts produce requests; one request carries the batches of every
 // partition the broker leads. WriteTime is the duration of produce requests,
@@ -150,4 +171,142 @@ func (w *Writer) Stats() WriterStats {
 		Async:           w.Async,
 		Topic:           w.Topic,
 	}
+}
+
+// WriterTotals is a snapshot of a Writer's cumulative counters
+// (Writer.Totals). Unlike Stats, reading them resets nothing: every counter
+// only grows for the life of the Writer, so any number of collectors may
+// read them beside the application's own calls to Stats, and rates come
+// from differences between two snapshots.
+type WriterTotals struct {
+	// ClientID is the client ID of the Writer's Transport ("" when it is
+	// not a *Transport), Topic the Writer's Topic ("" when each message
+	// names its own).
+	ClientID string
+	Topic    string
+
+	// Writes counts produce requests, Batches the record batches they
+	// carried (one per partition and request, a retried batch at each
+	// attempt), Messages and Bytes the messages of those batches and their
+	// bytes.
+	Writes   int64
+	Batches  int64
+	Messages int64
+	Bytes    int64
+
+	// Errors counts failed attempts, Retries the attempts made again after
+	// one.
+	Errors  int64
+	Retries int64
+
+	// WriteTime sums the durations of the produce requests (Writes of
+	// them), WaitTime the throttle times brokers asked for.
+	WriteTime time.Duration
+	WaitTime  time.Duration
+
+	// Dials counts connections opened, for a Writer made by NewWriter only
+	// (as WriterStats.Dials).
+	Dials int64
+}
+
+// Totals returns the Writer's cumulative counters: the ones collectors
+// read (metrics/kafkaprom, metrics/kafkaotel). It may be called at any
+// rate from any goroutine; it resets nothing, and Stats still resets its
+// own counters, as in kafka-go.
+func (w *Writer) Totals() WriterTotals {
+	s := w.stats()
+	return WriterTotals{
+		ClientID:  w.clientID(),
+		Topic:     w.Topic,
+		Writes:    s.writes.total.Load(),
+		Batches:   s.batches.Load(),
+		Messages:  s.messages.total.Load(),
+		Bytes:     s.bytes.total.Load(),
+		Errors:    s.errors.total.Load(),
+		Retries:   s.retries.total.Load(),
+		WriteTime: time.Duration(s.writeTimeTotal.Load()),
+		WaitTime:  time.Duration(s.waitTimeTotal.Load()),
+		Dials:     s.dials.total.Load(),
+	}
+}
+
+// clientID is the client ID the Writer's requests carry, "" when its
+// Transport is not a *Transport.
+func (w *Writer) clientID() string {
+	rt := w.Transport
+	if rt == nil {
+		rt = DefaultTransport
+	}
+	if t, ok := rt.(*Transport); ok && t != nil {
+		return t.ClientID
+	}
+	return ""
+}
+
+// add sums o's counters into t.
+func (t *WriterTotals) add(o WriterTotals) {
+	t.Writes += o.Writes
+	t.Batches += o.Batches
+	t.Messages += o.Messages
+	t.Bytes += o.Bytes
+	t.Errors += o.Errors
+	t.Retries += o.Retries
+	t.WriteTime += o.WriteTime
+	t.WaitTime += o.WaitTime
+	t.Dials += o.Dials
+}
+
+// WriterSet is a set of Writers whose totals are reported together, as the
+// metrics integrations (metrics/kafkaprom, metrics/kafkaotel) do: Writers
+// sharing a client ID and topic are summed into one entry. The zero value
+// is an empty set; its methods are safe for concurrent use.
+type WriterSet struct {
+	mu      sync.Mutex
+	writers []*Writer
+}
+
+// NewWriterSet returns a set holding writers.
+func NewWriterSet(writers ...*Writer) *WriterSet {
+	return &WriterSet{writers: append([]*Writer(nil), writers...)}
+}
+
+// Add adds w to the set.
+func (s *WriterSet) Add(w *Writer) {
+	s.mu.Lock()
+	s.writers = append(s.writers, w)
+	s.mu.Unlock()
+}
+
+// Remove removes w from the set (a Writer closed and replaced).
+func (s *WriterSet) Remove(w *Writer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, x := range s.writers {
+		if x == w {
+			s.writers = append(s.writers[:i], s.writers[i+1:]...)
+			return
+		}
+	}
+}
+
+// Totals reads the Totals of every Writer in the set and sums those
+// sharing a client ID and topic, in the order the first of each was added.
+func (s *WriterSet) Totals() []WriterTotals {
+	s.mu.Lock()
+	writers := append([]*Writer(nil), s.writers...)
+	s.mu.Unlock()
+	type key struct{ clientID, topic string }
+	index := map[key]int{}
+	var out []WriterTotals
+	for _, w := range writers {
+		t := w.Totals()
+		k := key{t.ClientID, t.Topic}
+		if i, ok := index[k]; ok {
+			out[i].add(t)
+			continue
+		}
+		index[k] = len(out)
+		out = append(out, t)
+	}
+	return out
 }

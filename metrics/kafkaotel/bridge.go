@@ -1,10 +1,10 @@
 // Package kafkaotel reports the routing of github.com/rackfetch/kafka-go
-// Readers (Reader.RoutingStats) through OpenTelemetry asynchronous
-// instruments. It is a module of its own, so the library itself never
+// Readers (Reader.RoutingStats) and the counters of Writers (Writer.Totals)
+// through OpenTelemetry asynchronous instruments. It is a module of its own, so the library itself never
 // depends on OpenTelemetry; its name leaves "otel" to OpenTelemetry, so
 // neither import needs an alias.
 //
-//	b, err := kafkaotel.NewBridge(kafkaotel.WithReaders(reader))
+//	b, err := kafkaotel.NewBridge(kafkaotel.WithReaders(reader), kafkaotel.WithWriters(writer))
 //	defer b.Close()
 //
 // Instruments (namespace "kafka", WithNamespace), each with the attributes
@@ -24,6 +24,21 @@
 // partitions. The partition instruments cover the partitions being read
 // now. Readers with the same client and group IDs are summed
 // (kafka.ReaderSet).
+//
+// Writer instruments, each with the attributes client_id and topic (the
+// client ID of the Writers' Transport and their Topic; Writers sharing both
+// are summed, kafka.WriterSet). They read Writer.Totals, which resets
+// nothing, so the application's own calls to Writer.Stats keep their
+// counts:
+//
+//	kafka.writer.writes           counter: produce requests sent
+//	kafka.writer.batches          counter: record batches sent (one per partition and request)
+//	kafka.writer.messages         counter: messages sent
+//	kafka.writer.bytes            counter, By: bytes of the messages sent
+//	kafka.writer.errors           counter: failed attempts
+//	kafka.writer.retries          counter: attempts made again after a failure
+//	kafka.writer.write_time       counter, s: time spent in produce requests
+//	kafka.writer.throttle_time    counter, s: throttle time brokers asked for
 package kafkaotel
 
 import (
@@ -36,12 +51,15 @@ import (
 	"go.opentelemetry.io/otel/metric"
 )
 
-// Bridge observes the routing counters of one or more Readers at each
-// collection of its meter. Its methods are safe for concurrent use.
+// Bridge observes the routing counters of one or more Readers and the
+// counters of Writers at each collection of its meter. Its methods are safe
+// for concurrent use.
 type Bridge struct {
 	readers    *kafka.ReaderSet
+	writers    *kafka.WriterSet
 	partitions bool
 	reg        metric.Registration
+	writerInstruments
 
 	fetched, sameRack, crossRack, reroutes metric.Int64ObservableCounter
 	rackInactive, replica, leader, lag     metric.Int64ObservableGauge
@@ -50,14 +68,15 @@ type Bridge struct {
 
 // NewBridge creates the instruments on a meter of the provider from
 // WithMeterProvider and registers the callback that reads the Readers'
-// RoutingStats. Add and Remove change its Readers later.
+// RoutingStats and the Writers' Totals. Add and Remove change its Readers
+// later, AddWriter and RemoveWriter its Writers.
 func NewBridge(opts ...Option) (*Bridge, error) {
 	cfg := newConfig(opts)
 	meter := cfg.provider.Meter(ScopeName)
-	b := &Bridge{readers: kafka.NewReaderSet(cfg.readers...), partitions: cfg.partitions}
-	prefix := "reader."
+	b := &Bridge{readers: kafka.NewReaderSet(cfg.readers...), writers: kafka.NewWriterSet(cfg.writers...), partitions: cfg.partitions}
+	prefix, writerPrefix := "reader.", "writer."
 	if cfg.namespace != "" {
-		prefix = cfg.namespace + ".reader."
+		prefix, writerPrefix = cfg.namespace+".reader.", cfg.namespace+".writer."
 	}
 	var errs []error
 	counter := func(name, unit, desc string) metric.Int64ObservableCounter {
@@ -85,12 +104,14 @@ func NewBridge(opts ...Option) (*Bridge, error) {
 		b.topicLag = gauge("topic.lag", "{message}", "Messages between the next offsets to fetch and the leaders' high watermarks, summed over the topic's partitions read now.")
 		instruments = append(instruments, b.topicLag)
 	}
+	b.writerInstruments = newWriterInstruments(meter, writerPrefix, &errs)
+	instruments = append(instruments, b.writerInstruments.all()...)
 	if err := errors.Join(errs...); err != nil {
-		return nil, fmt.Errorf("creating the kafka reader instruments: %w", err)
+		return nil, fmt.Errorf("creating the kafka reader and writer instruments: %w", err)
 	}
 	reg, err := meter.RegisterCallback(b.observe, instruments...)
 	if err != nil {
-		return nil, fmt.Errorf("registering the kafka reader callback: %w", err)
+		return nil, fmt.Errorf("registering the kafka reader and writer callback: %w", err)
 	}
 	b.reg = reg
 	return b, nil
@@ -105,7 +126,7 @@ func (b *Bridge) Remove(r *kafka.Reader) { b.readers.Remove(r) }
 // Close unregisters the callback: the instruments report nothing more.
 func (b *Bridge) Close() error {
 	if err := b.reg.Unregister(); err != nil {
-		return fmt.Errorf("unregistering the kafka reader callback: %w", err)
+		return fmt.Errorf("unregistering the kafka reader and writer callback: %w", err)
 	}
 	return nil
 }
@@ -114,6 +135,7 @@ func (b *Bridge) observe(_ context.Context, o metric.Observer) error {
 	for _, g := range b.readers.RoutingStats() {
 		b.observeGroup(o, g)
 	}
+	b.observeWriters(o)
 	return nil
 }
 

@@ -74,16 +74,22 @@ func TestBridgeManualReader(t *testing.T) {
 // point returns the int64 data point of the named metric whose attributes
 // include want.
 func point(rm metricdata.ResourceMetrics, name string, want ...attribute.KeyValue) (int64, bool) {
+	return pointOf[int64](rm, name, want...)
+}
+
+// pointOf returns the data point of type N of the named metric whose
+// attributes include want.
+func pointOf[N int64 | float64](rm metricdata.ResourceMetrics, name string, want ...attribute.KeyValue) (N, bool) {
 	for _, sm := range rm.ScopeMetrics {
 		for _, m := range sm.Metrics {
 			if m.Name != name {
 				continue
 			}
-			var points []metricdata.DataPoint[int64]
+			var points []metricdata.DataPoint[N]
 			switch d := m.Data.(type) {
-			case metricdata.Sum[int64]:
+			case metricdata.Sum[N]:
 				points = d.DataPoints
-			case metricdata.Gauge[int64]:
+			case metricdata.Gauge[N]:
 				points = d.DataPoints
 			}
 		next:

@@ -17,6 +17,7 @@ type config struct {
 	provider   metric.MeterProvider
 	partitions bool
 	readers    []*kafka.Reader
+	writers    []*kafka.Writer
 }
 
 func newConfig(opts []Option) config {
@@ -53,4 +54,10 @@ func WithPartitionAttributes(on bool) Option {
 // later).
 func WithReaders(readers ...*kafka.Reader) Option {
 	return func(c *config) { c.readers = append(c.readers, readers...) }
+}
+
+// WithWriters adds writers to the bridge from the start (as AddWriter does
+// later).
+func WithWriters(writers ...*kafka.Writer) Option {
+	return func(c *config) { c.writers = append(c.writers, writers...) }
 }

@@ -1,9 +1,10 @@
 // Package kafkaprom exports the routing of github.com/rackfetch/kafka-go
-// Readers (Reader.RoutingStats) as Prometheus metrics. It is a module of its
+// Readers (Reader.RoutingStats) and the counters of Writers (Writer.Totals)
+// as Prometheus metrics. It is a module of its
 // own, so the library itself never depends on client_golang; its name
 // leaves "prometheus" to client_golang, so neither import needs an alias.
 //
-//	c, err := kafkaprom.NewCollector(kafkaprom.WithReaders(reader))
+//	c, err := kafkaprom.NewCollector(kafkaprom.WithReaders(reader), kafkaprom.WithWriters(writer))
 //
 // Metrics (namespace "kafka", WithNamespace), each labelled client_id and
 // group_id (the Readers' Dialer.ClientID and GroupID):
@@ -22,6 +23,20 @@
 // partitions. The partition series cover the partitions being read now.
 // Readers with the same client and group IDs are summed into one series set
 // (kafka.ReaderSet; for example one Reader per partition).
+//
+// Writer metrics, each labelled client_id and topic (the client ID of the
+// Writers' Transport and their Topic; Writers sharing both are summed,
+// kafka.WriterSet). They come from Writer.Totals, which resets nothing, so
+// the application's own calls to Writer.Stats keep their counts:
+//
+//	kafka_writer_writes_total            produce requests sent
+//	kafka_writer_batches_total           record batches sent (one per partition and request)
+//	kafka_writer_messages_total          messages sent
+//	kafka_writer_bytes_total             bytes of the messages sent
+//	kafka_writer_errors_total            failed attempts
+//	kafka_writer_retries_total           attempts made again after a failure
+//	kafka_writer_write_seconds_total     time spent in produce requests
+//	kafka_writer_throttle_seconds_total  throttle time brokers asked for
 package kafkaprom
 
 import (
@@ -33,10 +48,13 @@ import (
 )
 
 // Collector is a prometheus.Collector over the routing counters of one or
-// more Readers. Its methods are safe for concurrent use.
+// more Readers and the counters of Writers. Its methods are safe for
+// concurrent use.
 type Collector struct {
 	readers    *kafka.ReaderSet
+	writers    *kafka.WriterSet
 	partitions bool
+	writerDescs
 
 	fetched, sameRack, crossRack, reroutes, rackInactive *prometheus.Desc
 	replica, leader, lag, topicLag                       *prometheus.Desc
@@ -46,7 +64,8 @@ var _ prometheus.Collector = (*Collector)(nil)
 
 // NewCollector returns a Collector, registered on the registerer of
 // WithRegisterer (prometheus.DefaultRegisterer unless set). Add and Remove
-// change its Readers later (a Reader closed and replaced).
+// change its Readers later (a Reader closed and replaced), AddWriter and
+// RemoveWriter its Writers.
 func NewCollector(opts ...Option) (*Collector, error) {
 	cfg := newConfig(opts)
 	reader := []string{"client_id", "group_id"}
@@ -55,8 +74,10 @@ func NewCollector(opts ...Option) (*Collector, error) {
 		return prometheus.NewDesc(prometheus.BuildFQName(cfg.namespace, "reader", name), help, labels, nil)
 	}
 	c := &Collector{
-		readers:    kafka.NewReaderSet(cfg.readers...),
-		partitions: cfg.partitions,
+		readers:     kafka.NewReaderSet(cfg.readers...),
+		writers:     kafka.NewWriterSet(cfg.writers...),
+		partitions:  cfg.partitions,
+		writerDescs: newWriterDescs(cfg.namespace),
 		fetched: desc("fetched_bytes_total",
 			"Fetch response bytes read from each broker, labelled with the broker's rack.", with("broker", "rack")),
 		sameRack: desc("same_rack_bytes_total",
@@ -96,7 +117,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	if c.partitions {
 		ds = []*prometheus.Desc{c.fetched, c.sameRack, c.crossRack, c.reroutes, c.rackInactive, c.replica, c.leader, c.lag}
 	}
-	for _, d := range ds {
+	for _, d := range append(ds, c.writerDescs.all()...) {
 		ch <- d
 	}
 }
@@ -106,6 +127,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	for _, g := range c.readers.RoutingStats() {
 		c.collect(ch, g)
 	}
+	c.collectWriters(ch)
 }
 
 func (c *Collector) collect(ch chan<- prometheus.Metric, g kafka.GroupRoutingStats) {

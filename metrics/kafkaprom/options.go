@@ -13,6 +13,7 @@ type config struct {
 	registerer prometheus.Registerer
 	partitions bool
 	readers    []*kafka.Reader
+	writers    []*kafka.Writer
 }
 
 func newConfig(opts []Option) config {
@@ -47,4 +48,10 @@ func WithPartitionLabels(on bool) Option {
 // later).
 func WithReaders(readers ...*kafka.Reader) Option {
 	return func(c *config) { c.readers = append(c.readers, readers...) }
+}
+
+// WithWriters adds writers to the collector from the start (as AddWriter
+// does later).
+func WithWriters(writers ...*kafka.Writer) Option {
+	return func(c *config) { c.writers = append(c.writers, writers...) }
 }
