@@ -77,6 +77,13 @@ func (s *Selector) standIn(now time.Time) int {
 	return pick[s.part.ID%len(pick)]
 }
 
+// HasStandIn reports whether reads would leave the leader should it become
+// unreachable now: the fetcher then bounds the leader's dial and silence as
+// a follower's.
+func (s *Selector) HasStandIn(now time.Time) bool {
+	return s.leavesLeader() && s.cur == s.leader && s.leader >= 0 && s.standIn(now) >= 0
+}
+
 // leaveLeader moves reads off the leader to a stand-in, if there is one,
 // and reports whether it did. The leader cools down as a whole broker (a
 // report while it already cools changes nothing). The move is no lease of
