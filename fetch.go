@@ -134,7 +134,9 @@ func (f *fetcher) initOnce(ctx context.Context) error {
 // newRouter starts routing partition p afresh.
 func (f *fetcher) newRouter(p Partition) {
 	f.meta = p
-	f.router = newReplicaSelector(f.r.config.routing(), f.r.cooldown, p, f.now())
+	cfg := f.r.config.routing()
+	cfg.Versions = f.r.share
+	f.router = newReplicaSelector(cfg, f.r.cooldown, p, f.now())
 	f.routed = f.router.current()
 	f.topicID, f.topicGen = f.r.cluster.topicID(f.tp.topic)
 }
@@ -416,7 +418,11 @@ func (f *fetcher) want(broker int) fetchengine.Want {
 		// (the leader is there to go back to).
 		DialTimeout: r.config.MaxWait + r.config.ReadBatchTimeout,
 	}
-	if w.Follower {
+	// A leader with an in-sync follower to stand in for it is bounded as
+	// a follower is: a black-holed path to it is left within the stall
+	// timeout past its poll (capped while records flow, engineMaxWait),
+	// not after ReadBatchTimeout.
+	if w.Follower || f.router.standIn(f.now()) {
 		w.DialTimeout = r.config.ReplicaStallTimeout
 		if r.config.ReplicaStallTimeout < r.config.ReadBatchTimeout {
 			// A follower that stays silent is left for the leader early.

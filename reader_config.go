@@ -284,8 +284,10 @@ type ReaderConfig struct {
 	// start answering a fetch before the Reader takes it as stalled (a
 	// frozen process, a black-holed network) and goes back to the leader,
 	// cooling the follower down. A response that has started arriving has
-	// the whole ReadBatchTimeout. Leaders get ReadBatchTimeout: there is
-	// nowhere else to read from.
+	// the whole ReadBatchTimeout. A leader gets the same bound while an
+	// in-sync follower could serve instead (with Rack or ReplicaSelector):
+	// a silent leader's partitions are then read from that follower until
+	// a probe reaches the leader again; otherwise it gets ReadBatchTimeout.
 	//
 	// Default: 3s
 	ReplicaStallTimeout time.Duration

@@ -349,6 +349,13 @@ func countPartitions(req *protocol.FetchRequest) int {
 func engineMaxWait(config *ReaderConfig, w fetchengine.Want, quiet func() bool) time.Duration {
 	wait := config.MaxWait
 	if !w.Follower {
+		if w.StallTimeout > 0 && !w.Drained {
+			// A leader with a stand-in (fetch.go) is polled as a follower
+			// while records flow, so that a silent path to it shows
+			// within the poll plus its stall timeout; with records there
+			// it answers at once anyway.
+			return min(wait, followerActivePoll)
+		}
 		return wait
 	}
 	if config.MaxFollowerLag > 0 {

@@ -355,24 +355,34 @@ const (
 	// RerouteFollowerLagging ("follower_lagging"): the Reader waited at the
 	// follower longer than MaxFollowerLag for records the leader had.
 	RerouteFollowerLagging RerouteReason = RerouteReason(routing.ReasonFollowerLagging)
+	// RerouteLeaderUnreachable ("leader_unreachable"): the leader's dial
+	// failed or its fetch stalled while it stays leader (a broken path
+	// from the client): an in-sync follower serves until a probe reaches
+	// the leader again.
+	RerouteLeaderUnreachable RerouteReason = RerouteReason(routing.ReasonLeaderUnreachable)
+	// RerouteLeaderReachable ("leader_reachable"): a probe reached the
+	// unreachable leader: reads go back to it.
+	RerouteLeaderReachable RerouteReason = RerouteReason(routing.ReasonLeaderReachable)
 )
 
 // rerouteSentences are the texts of the log lines; a reason added to
 // internal/routing belongs here too (a test checks every one has a text).
 var rerouteSentences = map[RerouteReason]string{
-	ReroutePreferredReplica: "preferred replica",
-	RerouteTTL:              "preference expired",
-	RerouteFollowerFailed:   "follower failed",
-	RerouteFollowerGone:     "follower left the ISR",
-	RerouteUnknownReplica:   "preferred replica not in metadata or ISR",
-	RerouteLeaderChanged:    "leader changed",
-	RerouteLeaderPreferred:  "leader named no preference",
-	RerouteCoolingDown:      "preferred replica cooling down",
-	RerouteFlapDamped:       "replica switch budget used up",
-	RerouteLeaderError:      "leader failed",
-	RerouteStaleClient:      "client metadata stale",
-	RerouteClientChoice:     "client-selected replica",
-	RerouteFollowerLagging:  "follower lagging",
+	ReroutePreferredReplica:  "preferred replica",
+	RerouteTTL:               "preference expired",
+	RerouteFollowerFailed:    "follower failed",
+	RerouteFollowerGone:      "follower left the ISR",
+	RerouteUnknownReplica:    "preferred replica not in metadata or ISR",
+	RerouteLeaderChanged:     "leader changed",
+	RerouteLeaderPreferred:   "leader named no preference",
+	RerouteCoolingDown:       "preferred replica cooling down",
+	RerouteFlapDamped:        "replica switch budget used up",
+	RerouteLeaderError:       "leader failed",
+	RerouteStaleClient:       "client metadata stale",
+	RerouteClientChoice:      "client-selected replica",
+	RerouteFollowerLagging:   "follower lagging",
+	RerouteLeaderUnreachable: "leader unreachable",
+	RerouteLeaderReachable:   "leader reachable again",
 }
 
 // Sentence is the English text of the reason, as log lines show it
@@ -395,7 +405,7 @@ func RerouteReasons() []RerouteReason {
 		ReroutePreferredReplica, RerouteTTL, RerouteFollowerFailed, RerouteFollowerGone,
 		RerouteUnknownReplica, RerouteLeaderChanged, RerouteLeaderPreferred,
 		RerouteCoolingDown, RerouteFlapDamped, RerouteLeaderError, RerouteStaleClient,
-		RerouteClientChoice, RerouteFollowerLagging,
+		RerouteClientChoice, RerouteFollowerLagging, RerouteLeaderUnreachable, RerouteLeaderReachable,
 	}
 }
 

@@ -205,19 +205,21 @@ func TestReaderRoutingStatsReadLagSetsHighWatermark(t *testing.T) {
 // are written against them, so this list only ever grows.
 func TestRerouteReasonIDs(t *testing.T) {
 	want := map[RerouteReason]string{
-		ReroutePreferredReplica: "preferred_replica",
-		RerouteTTL:              "preference_expired",
-		RerouteFollowerFailed:   "follower_failed",
-		RerouteFollowerGone:     "follower_left_isr",
-		RerouteUnknownReplica:   "unknown_replica",
-		RerouteLeaderChanged:    "leader_changed",
-		RerouteLeaderPreferred:  "leader_no_preference",
-		RerouteCoolingDown:      "replica_cooling_down",
-		RerouteFlapDamped:       "flap_damped",
-		RerouteLeaderError:      "leader_failed",
-		RerouteStaleClient:      "stale_metadata",
-		RerouteClientChoice:     "client_selected",
-		RerouteFollowerLagging:  "follower_lagging",
+		ReroutePreferredReplica:  "preferred_replica",
+		RerouteTTL:               "preference_expired",
+		RerouteFollowerFailed:    "follower_failed",
+		RerouteFollowerGone:      "follower_left_isr",
+		RerouteUnknownReplica:    "unknown_replica",
+		RerouteLeaderChanged:     "leader_changed",
+		RerouteLeaderPreferred:   "leader_no_preference",
+		RerouteCoolingDown:       "replica_cooling_down",
+		RerouteFlapDamped:        "flap_damped",
+		RerouteLeaderError:       "leader_failed",
+		RerouteStaleClient:       "stale_metadata",
+		RerouteClientChoice:      "client_selected",
+		RerouteFollowerLagging:   "follower_lagging",
+		RerouteLeaderUnreachable: "leader_unreachable",
+		RerouteLeaderReachable:   "leader_reachable",
 	}
 	require.Len(t, RerouteReasons(), len(want))
 	for _, r := range RerouteReasons() {

@@ -260,6 +260,16 @@ func (s *engineShare) rackDialed(id int, c *Conn) {
 	reportRackInactive(s.anyMember(), rack, rackInactive(found))
 }
 
+// FollowerFetch reports whether broker serves a consumer's fetch as a
+// follower (routing.FetchVersions): not when it was seen supporting Fetch
+// only below v11. A broker not dialed yet is taken to serve.
+func (s *engineShare) FollowerFetch(broker int) bool {
+	rc := &s.rack
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.d == nil || !rc.d.FetchTooOld(broker)
+}
+
 // rackFetched tells the check how broker answered a fetch of f's partition
 // (preferred: the preferred read replica it named).
 func (r *Reader) rackFetched(ctx context.Context, f *fetcher, broker, preferred int, rackSent bool) {

@@ -79,6 +79,10 @@ func newReplicaSelector(cfg routingConfig, cooldown *cooldownCache, p Partition,
 // current returns the broker the partition is routed to now.
 func (s *replicaSelector) current() int { return s.rs.Current() }
 
+// standIn reports whether an in-sync follower would take over should the
+// leader become unreachable now (internal/routing/leaderpath.go).
+func (s *replicaSelector) standIn(now time.Time) bool { return s.rs.HasStandIn(now) }
+
 // partition returns the partition's metadata as the router accepted it:
 // the one view of leader, epoch and ISR the fetcher acts on.
 func (s *replicaSelector) partition() Partition { return s.part }
@@ -114,6 +118,9 @@ func routeFailure(err error) routing.Failure {
 	f := routing.Failure{
 		Canceled:   errors.Is(err, context.Canceled),
 		OutOfRange: errors.Is(err, OffsetOutOfRange),
+		// No answer in time: a stall (RequestTimedOut, see Conn.fail) or
+		// the request's own deadline.
+		Unreachable: errors.Is(err, RequestTimedOut) || errors.Is(err, context.DeadlineExceeded),
 	}
 	var kerr Error
 	if !errors.As(err, &kerr) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -43,12 +44,14 @@ func TestRouteFailure(t *testing.T) {
 		{TopicAuthorizationFailed, part},
 		{&protocol.RecordBatchError{Offset: 7, Err: errors.New("crc mismatch")}, routing.Failure{Scope: routing.ScopePartition, Refresh: routing.RefreshFromLeader}},
 		{KafkaStorageError, routing.Failure{Scope: routing.ScopeBroker, Refresh: routing.RefreshYes}},
-		{RequestTimedOut, routing.Failure{Scope: routing.ScopeBroker}},
+		{RequestTimedOut, routing.Failure{Scope: routing.ScopeBroker, Unreachable: true}},
+		// A stall as Conn reports it: no byte of the answer in time.
+		{fmt.Errorf("waiting for the Fetch response: %w: %w", RequestTimedOut, os.ErrDeadlineExceeded), routing.Failure{Scope: routing.ScopeBroker, Unreachable: true}},
 		{io.EOF, conn},
 		{io.ErrUnexpectedEOF, conn},
 		{&net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}, conn},
 		{&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, conn},
-		{context.DeadlineExceeded, conn},
+		{context.DeadlineExceeded, routing.Failure{Scope: routing.ScopeBroker, Refresh: routing.RefreshFromLeader, Unreachable: true}},
 		{errors.New("some transport failure"), conn},
 		{context.Canceled, routing.Failure{Scope: routing.ScopeBroker, Canceled: true, Refresh: routing.RefreshFromLeader}},
 	} {

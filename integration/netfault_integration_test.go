@@ -107,12 +107,16 @@ type nfRun struct {
 
 // startNFRun creates the topic, starts the producer, the monitor and the
 // Reader, and returns once every partition is read from the rack-b broker.
-func startNFRun(t *testing.T) *nfRun {
+func startNFRun(t *testing.T) *nfRun { return startNFRunOn(t, rkAssignments) }
+
+// startNFRunOn is startNFRun on a topic placed by assign (brokers of racks
+// a, b and c).
+func startNFRunOn(t *testing.T, assign func(a, b, c int) []kafka.ReplicaAssignment) *nfRun {
 	c, nf := ktesting.NetFault(t)
 	rkRequireSelector(t, c)
 	a, b, cc := brokerInRack(t, c, "a"), brokerInRack(t, c, "b"), brokerInRack(t, c, "c")
 	h := &rfHarness{t: t, c: c, b: b, sockets: newRKSockets(), held: newRFHeld(), down: map[int]bool{}, metaConns: map[int]*kafka.Conn{}}
-	h.topic = createTopic(t, c, kafka.TopicConfig{ReplicaAssignments: rkAssignments(a, b, cc)})
+	h.topic = createTopic(t, c, kafka.TopicConfig{ReplicaAssignments: assign(a, b, cc)})
 	h.info, h.errLog = newRKLogs(t)
 	// A group coordinated outside rack b: the fault is the routing's, not
 	// the coordinator's.

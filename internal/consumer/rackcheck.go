@@ -115,6 +115,13 @@ func (d *RackDetector) Versions(now time.Time, broker int, fetchMax int16) *Find
 			broker, fetchMax, RackFetchMin)})
 }
 
+// FetchTooOld reports whether broker, as last dialed, supports Fetch only
+// below RackFetchMin: it serves no consumer as a follower.
+func (d *RackDetector) FetchTooOld(broker int) bool {
+	_, old := d.old[broker]
+	return old
+}
+
 // Brokers takes the racks of every broker known (by id) and the replicas
 // of a partition being read. It finds no broker in the client's rack only
 // when every replica's broker is known: one that is down may be in it.

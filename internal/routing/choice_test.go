@@ -100,8 +100,8 @@ func TestReplicaSelectorClientChoiceTransitions(t *testing.T) {
 				assert.Len(t, s.switches, 1, "a renewal uses no room in the flap budget")
 				assert.Equal(t, rsT0.Add(1100*time.Millisecond), s.pinnedAt, "the TTL restarts")
 			}},
-		{name: "TTL, the leader's dial fails: metadata renews the pick off the budget", cfg: &ttl1s,
-			setup: []Event{evMeta(0, rsDefault), evTick(time.Second), evDial(1050*time.Millisecond, 1)},
+		{name: "TTL, the leader's connection breaks: metadata renews the pick off the budget", cfg: &ttl1s,
+			setup: []Event{evMeta(0, rsDefault), evTick(time.Second), evErr(1050*time.Millisecond, 1, connLost)},
 			ev:    evMeta(1100*time.Millisecond, rsDefault), want: Decision{Broker: 2, Changed: true, Reason: ReasonClientChoice},
 			check: func(t *testing.T, s *Selector) {
 				assert.Len(t, s.switches, 1, "a renewal through metadata uses no room in the flap budget either")
@@ -123,14 +123,14 @@ func TestReplicaSelectorClientChoiceTransitions(t *testing.T) {
 				assert.Empty(t, s.switches, "reads never left broker 2")
 			}},
 		{name: "the in-rack leader dies and loses leadership: leader, the old one cools down", cfg: &cb, init: &led2,
-			setup: []Event{evDial(500*time.Millisecond, 2)}, ev: evMeta(time.Second, rsPart(1, 6, 1, 2, 3)),
+			setup: []Event{evErr(500*time.Millisecond, 2, connLost)}, ev: evMeta(time.Second, rsPart(1, 6, 1, 2, 3)),
 			want: Decision{Broker: 1, Changed: true, Reason: ReasonLeaderChanged, ValidateOffset: true},
 			check: func(t *testing.T, s *Selector) {
-				assert.True(t, s.cooldown.cooling(2, rsOtherTP, rsT0.Add(time.Second)), "its dial failed: it cools down")
+				assert.True(t, s.cooldown.cooling(2, rsOtherTP, rsT0.Add(time.Second)), "its connection broke: it cools down")
 				assert.Empty(t, s.switches, "no lease")
 			}},
 		{name: "the in-rack leader answered after its failure: it stays as a follower", cfg: &cb, init: &led2,
-			setup: []Event{evDial(500*time.Millisecond, 2), evFetch(700*time.Millisecond, 2, -1)},
+			setup: []Event{evErr(500*time.Millisecond, 2, connLost), evFetch(700*time.Millisecond, 2, -1)},
 			ev:    evMeta(time.Second, rsPart(1, 6, 1, 2, 3)), want: Decision{Broker: 2, Reason: ReasonClientChoice, ValidateOffset: true}},
 		{name: "the pick leaves the ISR: leader", cfg: &cb, setup: start, ev: evMeta(time.Second, isr13),
 			want: Decision{Broker: 1, Changed: true, Reason: ReasonFollowerGone}},

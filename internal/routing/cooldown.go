@@ -170,6 +170,18 @@ func (c *Cooldowns) coolingUntil(broker int, tp topicPartition, now time.Time) (
 	return end, !end.IsZero()
 }
 
+// brokerCooling reports whether broker is cooling down at now as a whole
+// (a dial, a stall, a lost connection: not one partition's error).
+func (c *Cooldowns) brokerCooling(broker int, now time.Time) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[cooldownKey{broker, wholeBroker}]
+	return e != nil && e.waiting(now)
+}
+
 // cooling reports whether broker is cooling down at now for partition tp.
 func (c *Cooldowns) cooling(broker int, tp topicPartition, now time.Time) bool {
 	_, ok := c.coolingUntil(broker, tp, now)

@@ -19,6 +19,10 @@ type Failure struct {
 	// leader would refuse the old epoch too, so it never counts against
 	// the replica however often it repeats while metadata catches up.
 	ReplicaAhead bool
+	// Unreachable: the broker gave no answer in time (the fetch stalled
+	// or timed out): with a failed dial, what makes a leader unreachable
+	// (leaderpath.go).
+	Unreachable bool
 }
 
 // Scope says what a follower's failure blames.

@@ -17,7 +17,7 @@ var (
 	LeaderNotAvailable       = Failure{Scope: ScopePartition, Refresh: RefreshYes}
 	TopicAuthorizationFailed = Failure{Scope: ScopePartition}
 	KafkaStorageError        = Failure{Scope: ScopeBroker, Refresh: RefreshYes}
-	RequestTimedOut          = Failure{Scope: ScopeBroker}
+	RequestTimedOut          = Failure{Scope: ScopeBroker, Unreachable: true}
 
 	// corruptRecords: a record batch failing its CRC (not a Kafka error).
 	corruptRecords = Failure{Scope: ScopePartition, Refresh: RefreshFromLeader}

@@ -15,20 +15,20 @@ func TestReplicaSelectorLeaseRenewalPaths(t *testing.T) {
 	max1 := Config{Rack: "b", PreferenceTTL: time.Second, MaxSwitchesPerMinute: 1}
 	choice1 := Config{Rack: "b", PreferenceTTL: time.Second, MaxSwitchesPerMinute: 1, Choice: RackAffinity{}}
 	lead3 := rsPart(3, 6, 1, 2, 3) // broker 3 (rack c) leads at epoch 6
-	// The TTL takes reads from 2, the leader's dial fails, metadata names
+	// The TTL takes reads from 2, the leader's connection breaks, metadata names
 	// a new leader (3: not in the reader's rack, so reads go there).
-	ttlThenNewLeader := []Event{evNamed(0, 1, 2), evTick(time.Second), evDial(1100*time.Millisecond, 1),
+	ttlThenNewLeader := []Event{evNamed(0, 1, 2), evTick(time.Second), evErr(1100*time.Millisecond, 1, connLost),
 		evMeta(1200*time.Millisecond, lead3)}
 	cases := []rsCase{
-		{name: "TTL, the leader's dial fails, a new leader names the same follower: a renewal",
+		{name: "TTL, the leader's connection breaks, a new leader names the same follower: a renewal",
 			cfg: &max1, setup: ttlThenNewLeader, ev: evNamed(1300*time.Millisecond, 3, 2),
 			want: Decision{Broker: 2, Changed: true, Reason: ReasonPreferred},
 			check: func(t *testing.T, s *Selector) {
 				s.pruneSwitches(s.now)
 				assert.Len(t, s.switches, 1, "one lease, on broker 2")
 			}},
-		{name: "TTL, the leader's dial fails, the client picks the same follower at the new leader's metadata: a renewal",
-			cfg: &choice1, setup: []Event{evMeta(0, rsDefault), evTick(time.Second), evDial(1100*time.Millisecond, 1)},
+		{name: "TTL, the leader's connection breaks, the client picks the same follower at the new leader's metadata: a renewal",
+			cfg: &choice1, setup: []Event{evMeta(0, rsDefault), evTick(time.Second), evErr(1100*time.Millisecond, 1, connLost)},
 			ev:   evMeta(1200*time.Millisecond, lead3),
 			want: Decision{Broker: 2, Changed: true, Reason: ReasonClientChoice, ValidateOffset: true}},
 		{name: "another follower named but refused (nothing read from it), then the same follower: a renewal",

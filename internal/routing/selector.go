@@ -47,6 +47,14 @@ import "time"
 //	L    fetched from L, -1 (or Rack == "")         → L
 //	L    leadership/epoch error or disconnect of L  → L, RefreshMetadata, Backoff (grows, bounded)
 //	L    dial failure of L                          → L, RefreshMetadata, Backoff (grows, bounded)
+//	     (a Reader that reads from followers, with a stand-in: next row)
+//	L    dial failure or stall of L, S a stand-in (◊) → S, L cools down for all  ReasonLeaderUnreachable
+//	L    L cooling for all (another partition's failure), S a stand-in → S  ReasonLeaderUnreachable
+//	S    L's cooldown over (its probe reached it)   → L                          ReasonLeaderReachable
+//	S    S fails or cools down, another stand-in S' → S'                         ReasonFollowerFailed
+//	     (none: → L, and L's failures back off as above)
+//	S    metadata, S out of the ISR, L still cooling → another stand-in, else L
+//	S    metadata, another leader                   → the new L (S if it is L)   ReasonLeaderChanged
 //	L    other error of L                           → L, Backoff; OffsetOutOfRange: no backoff (the Reader resets)
 //	F    fetched from F, -1                         → F (the TTL is not extended)
 //	F    fetched from F, empty at once, at/above HW → F, Backoff FollowerBackoffMin→Max (a non-empty fetch resets)
@@ -118,6 +126,9 @@ import "time"
 // also backs off (FollowerBackoffMin→Max), in case the rack is sent anyway.
 // Reports about a broker the partition no longer reads from are stale and
 // change nothing, except that a failed follower still cools down.
+// (◊) stand-in: with a rack or a client-side choice, an in-sync follower
+// not cooling down, in the client's rack first (leaderpath.go). While reads
+// are on it the TTL does not send them back: only the leader's probe does.
 
 // EventKind says what happened to the partition's last fetch.
 type EventKind int
@@ -174,6 +185,8 @@ const (
 	ReasonLeaderChanged   Reason = "leader_changed"
 	ReasonLeaderPreferred Reason = "leader_no_preference"
 	ReasonFollowerLagging Reason = "follower_lagging"
+
+	// ReasonLeaderUnreachable, ReasonLeaderReachable: leaderpath.go.
 
 	// Labels of decisions that stay where they are (Changed is false).
 	ReasonCoolingDown Reason = "replica_cooling_down"
@@ -254,6 +267,10 @@ type Config struct {
 	// Choice picks a replica when the leader names none (choice.go; nil:
 	// never).
 	Choice Chooser
+	// Versions tells which brokers serve a consumer's fetch as a follower
+	// (Fetch v11+), for a stand-in of an unreachable leader
+	// (leaderpath.go); nil: every broker does.
+	Versions FetchVersions
 	// MaxFollowerLag bounds how far reads may wait on a follower behind
 	// the leader (lag.go); zero turns the check off.
 	MaxFollowerLag time.Duration
@@ -350,7 +367,10 @@ type Selector struct {
 	// follower it would be read next.
 	leaderDown bool
 	failures   int // consecutive failed fetches and dials, of any broker (backoff.go)
-	refusals   int // consecutive namings of a refused replica by the leader
+	// away: reads are on a stand-in because the leader could not be
+	// reached (leaderpath.go); they go back when its cooldown is over.
+	away     bool
+	refusals int // consecutive namings of a refused replica by the leader
 
 	// The replica the leader names that is refused, and until when: the
 	// fetcher omits the rack meanwhile. held < 0 when none.
@@ -435,7 +455,8 @@ func (s *Selector) step(ev Event) Decision {
 	}
 
 	// Checked on every event, whatever it was about.
-	if s.cur != s.leader {
+	s.awayCheck(now, &d)
+	if s.cur != s.leader && !s.away {
 		if s.cooldown.cooling(s.cur, s.tp(), now) {
 			s.route(&d, s.leader, ReasonFollowerFailed, now)
 		} else if !now.Before(s.pinnedAt.Add(s.cfg.PreferenceTTL)) {
@@ -474,6 +495,7 @@ func (s *Selector) route(d *Decision, b int, reason Reason, now time.Time) {
 	if b != s.leader {
 		s.leased = b
 	}
+	s.away = false // leaveLeader sets it again for a stand-in
 	s.cur = b
 	s.emptyStreak = 0
 	s.staleErrors, s.fencedErrors = 0, 0
@@ -533,6 +555,10 @@ func (s *Selector) onMetadata(p Partition, now time.Time, d *Decision) {
 		if s.leaderDown && p.Leader.ID != s.leader {
 			s.cooldown.fail(s.leader, wholeBroker, now, s.cfg.Cooldown)
 		}
+		// A new leader decides again where reads go: reads on a stand-in
+		// of the old one go to it.
+		wasAway := s.away && p.Leader.ID != s.leader
+		s.away = s.away && !wasAway
 		s.leaderDown = false
 		s.leader, s.epoch = p.Leader.ID, p.LeaderEpoch
 		s.leaderErrors = 0
@@ -548,6 +574,8 @@ func (s *Selector) onMetadata(p Partition, now time.Time, d *Decision) {
 		// preferred leader at once), as if the new leader had named it:
 		// its TTL starts now. Otherwise they follow the new leader.
 		switch {
+		case wasAway && s.cur != s.leader:
+			s.route(d, s.leader, ReasonLeaderChanged, now)
 		case onFollower && s.usable(s.cur, now):
 		case !onFollower && s.cfg.Choice == nil && s.cur != s.leader && s.inOwnRack(s.cur) && s.usable(s.cur, now):
 			s.pinnedAt, s.leased = now, s.cur
@@ -582,6 +610,7 @@ func (s *Selector) onFetched(ev Event, now time.Time, d *Decision) {
 	case ev.Broker == s.leader:
 		s.leaderErrors = 0
 		s.leaderDown = false
+		s.away = false
 		s.onLeaderAnswer(ev, now, d)
 	case ev.Broker == s.cur:
 		// A follower's -1 means "stay with me": the pin holds, its TTL
@@ -672,7 +701,8 @@ func (s *Selector) onFailure(ev Event, now time.Time, d *Decision) {
 		return // the fetcher gave up, the broker did not fail
 	}
 	if ev.Broker == s.leader {
-		// The leader is never cooled down: there is nowhere else to go.
+		// The leader cools down only when a stand-in takes over
+		// (leaderpath.go): otherwise there is nowhere else to go.
 		if ev.Kind == EventFetchError && ev.Failure.OutOfRange {
 			return // the Reader resets its offset; not a routing matter
 		}
@@ -680,6 +710,9 @@ func (s *Selector) onFailure(ev Event, now time.Time, d *Decision) {
 		d.Backoff = s.leaderFailed()
 		d.RefreshMetadata = ev.Kind == EventDialFailed || ev.Failure.Refresh != RefreshNo
 		s.leaderDown = ev.Kind == EventDialFailed || ev.Failure.Scope == ScopeBroker
+		if ev.Broker == s.cur && unreachable(ev) && s.leaveLeader(d, now, true) {
+			s.leaderErrors = 0
+		}
 		return
 	}
 	if ev.Broker < 0 || ev.Broker != s.cur {
@@ -712,6 +745,13 @@ func (s *Selector) onFailure(ev Event, now time.Time, d *Decision) {
 		tp = s.tp()
 	}
 	s.cooldown.fail(ev.Broker, tp, now, s.cfg.Cooldown)
+	if s.away {
+		// The leader cannot be reached: the next stand-in, if any
+		// (awayCheck), else the leader.
+		s.awayCheck(now, d)
+		d.RefreshMetadata = ev.Kind == EventFetchError && ev.Failure.Refresh == RefreshYes
+		return
+	}
 	s.route(d, s.leader, ReasonFollowerFailed, now)
 	d.RefreshMetadata = ev.Kind == EventFetchError && ev.Failure.Refresh == RefreshYes
 }

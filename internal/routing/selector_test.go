@@ -196,6 +196,8 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 	empties := func(n int) []Event {
 		return rsRepeat(n, func(i int) Event { return evEmpty(time.Duration(i+1)*time.Second, 2, 100, 100) })
 	}
+	// alone: the leader is the only in-sync replica, no stand-in for it.
+	alone := rsPart(1, 5, 1)
 	leaderDials := func(n int) []Event {
 		return rsRepeat(n, func(i int) Event { return evDial(time.Duration(i)*time.Second, 1) })
 	}
@@ -434,24 +436,24 @@ func TestReplicaSelectorTransitions(t *testing.T) {
 			ev:    evNamed(1500*time.Millisecond, 1, 2), want: Decision{Broker: 1, Reason: ReasonCoolingDown, Backoff: 50 * time.Millisecond, OmitRack: true}},
 
 		// 5. Leader failures.
-		{name: "leader dial failure", ev: evDial(0, 1),
+		{name: "leader dial failure without a stand-in", init: &alone, ev: evDial(0, 1),
 			want: Decision{Broker: 1, Reason: ReasonLeaderError, RefreshMetadata: true, Backoff: 100 * time.Millisecond},
 			check: func(t *testing.T, s *Selector) {
 				if s.cooldown.cooling(1, rsTP, rsT0) {
 					t.Error("the leader was put in cooldown")
 				}
 			}},
-		{name: "leader backoff grows", setup: leaderDials(3), ev: evDial(3*time.Second, 1),
+		{name: "leader backoff grows", init: &alone, setup: leaderDials(3), ev: evDial(3*time.Second, 1),
 			want: Decision{Broker: 1, Reason: ReasonLeaderError, RefreshMetadata: true, Backoff: 800 * time.Millisecond}},
-		{name: "leader backoff is bounded", setup: leaderDials(10), ev: evDial(10*time.Second, 1),
+		{name: "leader backoff is bounded", init: &alone, setup: leaderDials(10), ev: evDial(10*time.Second, 1),
 			want: Decision{Broker: 1, Reason: ReasonLeaderError, RefreshMetadata: true, Backoff: time.Second}},
 		{name: "configured leader backoff", cfg: &Config{Rack: "b", LeaderBackoffMin: time.Second, LeaderBackoffMax: 3 * time.Second},
-			setup: leaderDials(2), ev: evDial(2*time.Second, 1),
+			init: &alone, setup: leaderDials(2), ev: evDial(2*time.Second, 1),
 			want: Decision{Broker: 1, Reason: ReasonLeaderError, RefreshMetadata: true, Backoff: 3 * time.Second}},
-		{name: "a leader fetch resets its backoff", setup: rsEvents(leaderDials(3), []Event{evFetch(3*time.Second, 1, -1)}),
+		{name: "a leader fetch resets its backoff", init: &alone, setup: rsEvents(leaderDials(3), []Event{evFetch(3*time.Second, 1, -1)}),
 			ev:   evDial(4*time.Second, 1),
 			want: Decision{Broker: 1, Reason: ReasonLeaderError, RefreshMetadata: true, Backoff: 100 * time.Millisecond}},
-		{name: "leader timeout backs off without a refresh", ev: evErr(0, 1, RequestTimedOut),
+		{name: "leader timeout without a stand-in backs off without a refresh", init: &alone, ev: evErr(0, 1, RequestTimedOut),
 			want: Decision{Broker: 1, Reason: ReasonLeaderError, Backoff: 100 * time.Millisecond}},
 		{name: "leader OffsetOutOfRange is the Reader's (reset), not routing's", ev: evErr(0, 1, OffsetOutOfRange),
 			want: Decision{Broker: 1}},
@@ -1067,7 +1069,8 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 		if d.OmitRack && d.Broker != newLeader {
 			fail("OmitRack on a follower fetch")
 		}
-		if failure && ev.Broker == prev && prev != leader && d.Broker != newLeader {
+		// (Away from an unreachable leader, the next stand-in may take over.)
+		if failure && ev.Broker == prev && prev != leader && d.Broker != newLeader && (d.Broker == prev || !s.away) {
 			fail("a failed follower is still read")
 		}
 		if leaderAnswer && ev.Preferred >= 0 && ev.Preferred == lastRead && d.Reason == ReasonFlapDamped {
@@ -1092,10 +1095,13 @@ func routeRandomWalk(t *testing.T, seed int64, steps int) {
 				(cfg.Choice != nil && d.Reason == ReasonClientChoice) {
 				pinStart = now
 			}
-			if now.Sub(pinStart) >= cfg.PreferenceTTL {
+			// A stand-in of an unreachable leader has no TTL: only the
+			// leader's probe ends it (leaderpath.go).
+			if now.Sub(pinStart) >= cfg.PreferenceTTL && !s.away {
 				fail("pinned since +%v, beyond the TTL %v", pinStart.Sub(rsT0), cfg.PreferenceTTL)
 			}
-			if d.Changed && d.Broker != lastRead {
+			// Moves to a stand-in are no leases: nothing else serves.
+			if d.Changed && d.Broker != lastRead && !s.away {
 				leases = append(leases, now)
 			}
 			mRead = d.Broker
