@@ -210,6 +210,39 @@ func (cl *metadataCache) brokerList() []Broker {
 	return out
 }
 
+// eachBroker calls fn with every cached broker, under the cache's lock: fn
+// must not call the cache.
+func (cl *metadataCache) eachBroker(fn func(Broker)) {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	for _, b := range cl.brokers {
+		fn(b)
+	}
+}
+
+// brokerAt returns the cached broker listening at host:port.
+func (cl *metadataCache) brokerAt(host string, port int) (Broker, bool) {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	for _, b := range cl.brokers {
+		if b.Host == host && b.Port == port {
+			return b, true
+		}
+	}
+	return Broker{}, false
+}
+
+// brokerRacks returns the rack of every broker seen in metadata.
+func (cl *metadataCache) brokerRacks() map[int]string {
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	out := make(map[int]string, len(cl.brokers))
+	for id, b := range cl.brokers {
+		out[id] = b.Rack
+	}
+	return out
+}
+
 // listedBrokers returns the IDs of the brokers the latest Metadata answer
 // listed (every broker the answering one knows alive); brokers keeps the
 // address of every broker ever seen.

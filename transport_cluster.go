@@ -59,12 +59,8 @@ func newTransportCluster(t *Transport, addr net.Addr, rt RoundTripper) *transpor
 // lookupBroker names the broker listening at host:port, as far as the
 // metadata knows (ID -1 for a bootstrap address).
 func (tc *transportCluster) lookupBroker(host string, port int) Broker {
-	tc.cl.mu.Lock()
-	defer tc.cl.mu.Unlock()
-	for _, b := range tc.cl.brokers {
-		if b.Host == host && b.Port == port {
-			return b
-		}
+	if b, ok := tc.cl.brokerAt(host, port); ok {
+		return b
 	}
 	return Broker{Host: host, Port: port, ID: -1}
 }
