@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rackfetch/kafka-go/internal/metadata"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
@@ -30,13 +31,12 @@ import (
 // while a request only the leader can answer fails with RequestTimedOut so
 // that the caller re-reads metadata and retries (atLeader).
 //
-// Metadata is monotonic per topic incarnation (see merge).
-//
-// The metadata itself is a metadataCache (metadata_cache.go) shared by every
-// cluster of the process with the same bootstrap addresses: Readers,
-// Writers (through Transport), ConsumerGroups and Clients see one view.
+// The metadata itself is a metadata.Cache shared by every cluster of the
+// process with the same bootstrap addresses: Readers, Writers (through
+// Transport), ConsumerGroups and Clients see one view, monotonic per topic
+// incarnation (see metadata.Cache.Merge).
 type cluster struct {
-	*metadataCache // its mu guards its fields only
+	meta *metadata.Cache
 
 	dialer    *Dialer
 	bootstrap []string
@@ -98,12 +98,12 @@ func newCluster(dialer *Dialer, bootstrap []string) *cluster {
 		dialer = DefaultDialer
 	}
 	return &cluster{
-		metadataCache: acquireMetadataCache(bootstrap),
-		dialer:        dialer,
-		bootstrap:     bootstrap,
-		timeout:       controlTimeout(dialer),
-		conns:         map[int]*Conn{},
-		unresponsive:  map[string]stall{},
+		meta:         metadata.Acquire(bootstrap),
+		dialer:       dialer,
+		bootstrap:    bootstrap,
+		timeout:      controlTimeout(dialer),
+		conns:        map[int]*Conn{},
+		unresponsive: map[string]stall{},
 	}
 }
 
@@ -124,13 +124,13 @@ func (cl *cluster) refresh(ctx context.Context, topics ...string) error {
 // read asks a responsive broker for the metadata of topics (nil: every
 // topic), merges the answer into the cache and returns it. Concurrent
 // reads of the same topics share one request (one sent at or after
-// sentAfter: see shared).
+// sentAfter: see metadata.Cache.Shared).
 func (cl *cluster) read(ctx context.Context, topics []string, autoCreate bool, sentAfter time.Time) (*protocol.MetadataResponse, error) {
-	ask := metadataAsk{who: credentials(cl.dialer), topics: topics, autoCreate: autoCreate, sentAfter: sentAfter}
-	return cl.shared(ctx, ask, func(ctx context.Context) (*protocol.MetadataResponse, error) {
+	ask := metadata.Ask{Who: credentials(cl.dialer), Topics: topics, AutoCreate: autoCreate, SentAfter: sentAfter}
+	return cl.meta.Shared(ctx, ask, func(ctx context.Context) (*protocol.MetadataResponse, error) {
 		var md *protocol.MetadataResponse
 		err := cl.withControlCtx(ctx, func(ctx context.Context, c *Conn) error {
-			resp, _, err := c.roundTrip(ctx, metadataRequest(topics, autoCreate), -1)
+			resp, _, err := c.roundTrip(ctx, metadata.Request(topics, autoCreate), -1)
 			if err == nil {
 				md = resp.(*protocol.MetadataResponse)
 			}
@@ -538,7 +538,7 @@ func (cl *cluster) close() {
 	cl.connMu.Lock()
 	defer cl.connMu.Unlock()
 	if !cl.closed {
-		cl.metadataCache.release()
+		cl.meta.Release()
 	}
 	cl.closed = true
 	for id, c := range cl.conns {

@@ -9,12 +9,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rackfetch/kafka-go/internal/metadata"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
 // transportCluster is what the clients of one cluster share: the control
 // connections, and through them the process's metadata cache of the
-// cluster (metadata_cache.go), which keeps when each topic was read. With
+// cluster (internal/metadata), which keeps when each topic was read. With
 // a custom RoundTripper (rt set) the cache is filled through it and no
 // connection is made here.
 type transportCluster struct {
@@ -59,8 +60,8 @@ func newTransportCluster(t *Transport, addr net.Addr, rt RoundTripper) *transpor
 // lookupBroker names the broker listening at host:port, as far as the
 // metadata knows (ID -1 for a bootstrap address).
 func (tc *transportCluster) lookupBroker(host string, port int) Broker {
-	if b, ok := tc.cl.brokerAt(host, port); ok {
-		return b
+	if b, ok := tc.cl.meta.BrokerAt(host, port); ok {
+		return Broker(b)
 	}
 	return Broker{Host: host, Port: port, ID: -1}
 }
@@ -160,14 +161,14 @@ func (tc *transportCluster) refreshSince(ctx context.Context, topic string, sinc
 // read asks for the metadata of topics (nil: every topic) and merges it
 // into the cache: on a control connection, or through the RoundTripper.
 // Concurrent reads of the same topics share one request (one sent at or
-// after sentAfter: see metadataCache.shared).
+// after sentAfter: see metadata.Cache.Shared).
 func (tc *transportCluster) read(ctx context.Context, topics []string, autoCreate bool, sentAfter time.Time) (*protocol.MetadataResponse, error) {
 	if tc.rt == nil {
 		return tc.cl.read(ctx, topics, autoCreate, sentAfter)
 	}
-	ask := metadataAsk{who: tc.credentials(), topics: topics, autoCreate: autoCreate, sentAfter: sentAfter}
-	return tc.cl.shared(ctx, ask, func(ctx context.Context) (*protocol.MetadataResponse, error) {
-		resp, err := tc.controlRoundTrip(ctx, metadataRequest(topics, autoCreate))
+	ask := metadata.Ask{Who: tc.credentials(), Topics: topics, AutoCreate: autoCreate, SentAfter: sentAfter}
+	return tc.cl.meta.Shared(ctx, ask, func(ctx context.Context) (*protocol.MetadataResponse, error) {
+		resp, err := tc.controlRoundTrip(ctx, metadata.Request(topics, autoCreate))
 		if err != nil {
 			return nil, err
 		}
@@ -176,7 +177,7 @@ func (tc *transportCluster) read(ctx context.Context, topics []string, autoCreat
 }
 
 // credentials names who the RoundTripper's requests are sent as (see
-// metadataAsk.who): a Transport's SASL and TLS settings; a RoundTripper of
+// metadata.Ask.Who): a Transport's SASL and TLS settings; a RoundTripper of
 // the program's own shares no request.
 func (tc *transportCluster) credentials() string {
 	t, ok := tc.rt.(*Transport)
