@@ -42,29 +42,18 @@ type cluster struct {
 	bootstrap []string
 	timeout   time.Duration // of one control request, see controlTimeout
 
-	connMu       sync.Mutex
-	conns        map[int]*Conn         // control connections by broker id
-	dialing      map[int]chan struct{} // dials in progress, by broker id (conn)
-	boot         *Conn                 // control connection to a bootstrap address
-	bootAddr     string
-	unresponsive map[string]stall // by address
-	closed       bool
-}
-
-// stall records a broker that did not answer a control request in time or
-// could not be reached: it is tried last until until; period doubles when
-// it fails again soon after, so a broker frozen for long costs one
-// deadline per period, not one per request.
-type stall struct {
-	until  time.Time
-	period time.Duration
+	connMu   sync.Mutex
+	conns    map[int]*Conn         // control connections by broker id
+	dialing  map[int]chan struct{} // dials in progress, by broker id (conn)
+	boot     *Conn                 // control connection to a bootstrap address
+	bootAddr string
+	stalls   metadata.Stalls // brokers tried last, by address
+	closed   bool
 }
 
 const (
 	defaultControlTimeout = 3 * time.Second
 	minControlTimeout     = time.Second
-	unresponsivePeriod    = 10 * time.Second
-	maxUnresponsivePeriod = time.Minute
 )
 
 // controlTimeout is the deadline of one control request, dial included:
@@ -98,12 +87,11 @@ func newCluster(dialer *Dialer, bootstrap []string) *cluster {
 		dialer = DefaultDialer
 	}
 	return &cluster{
-		meta:         metadata.Acquire(bootstrap),
-		dialer:       dialer,
-		bootstrap:    bootstrap,
-		timeout:      controlTimeout(dialer),
-		conns:        map[int]*Conn{},
-		unresponsive: map[string]stall{},
+		meta:      metadata.Acquire(bootstrap),
+		dialer:    dialer,
+		bootstrap: bootstrap,
+		timeout:   controlTimeout(dialer),
+		conns:     map[int]*Conn{},
 	}
 }
 
@@ -222,8 +210,8 @@ func (cl *cluster) controlTargets() []controlTarget {
 		}
 	}
 	for i := range all {
-		if s, ok := cl.unresponsive[all[i].t.addr]; ok && now.Before(s.until) {
-			all[i].rank, all[i].until = 3, s.until
+		if until, ok := cl.stalls.Until(all[i].t.addr, now); ok {
+			all[i].rank, all[i].until = 3, until
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool {
@@ -356,24 +344,14 @@ func closedUnderUs(err error) bool {
 func (cl *cluster) markUnresponsive(addr string) {
 	now := time.Now()
 	cl.connMu.Lock()
-	defer cl.connMu.Unlock()
-	s, ok := cl.unresponsive[addr]
-	switch {
-	case ok && now.Before(s.until):
-		return // already known: concurrent requests that stalled together
-	case ok && now.Before(s.until.Add(s.period)):
-		s.period = min(2*s.period, maxUnresponsivePeriod) // failed again soon after
-	default:
-		s.period = unresponsivePeriod
-	}
-	s.until = now.Add(s.period)
-	cl.unresponsive[addr] = s
+	cl.stalls.Mark(addr, now)
+	cl.connMu.Unlock()
 }
 
 // markResponsive forgets a stall of the broker at addr once it answers.
 func (cl *cluster) markResponsive(addr string) {
 	cl.connMu.Lock()
-	delete(cl.unresponsive, addr)
+	cl.stalls.Forget(addr)
 	cl.connMu.Unlock()
 }
 
