@@ -210,7 +210,7 @@ type clientCluster struct {
 
 // metadata reads the cluster's metadata from addr. topics nil asks for
 // every topic; an empty non-nil slice for none. The answer goes through
-// the process's metadata cache of addr (metadata_cache.go), shared with
+// the process's metadata cache of addr (internal/metadata), shared with
 // the Writers, Readers and other Clients of the same brokers: concurrent
 // calls for the same topics send one request (one sent after the call
 // began), and every answer keeps the cache current.

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"sort"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
+	"unsafe"
 
+	"github.com/rackfetch/kafka-go/internal/metadata"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
@@ -30,58 +30,24 @@ import (
 // while a request only the leader can answer fails with RequestTimedOut so
 // that the caller re-reads metadata and retries (atLeader).
 //
-// Metadata is monotonic per topic incarnation (see merge).
-//
-// The metadata itself is a metadataCache (metadata_cache.go) shared by every
-// cluster of the process with the same bootstrap addresses: Readers,
-// Writers (through Transport), ConsumerGroups and Clients see one view.
+// The metadata itself is a metadata.Cache shared by every cluster of the
+// process with the same bootstrap addresses: Readers, Writers (through
+// Transport), ConsumerGroups and Clients see one view, monotonic per topic
+// incarnation (see metadata.Cache.Merge).
 type cluster struct {
-	*metadataCache // its mu guards its fields only
+	meta *metadata.Cache
 
 	dialer    *Dialer
 	bootstrap []string
 	timeout   time.Duration // of one control request, see controlTimeout
 
-	connMu       sync.Mutex
-	conns        map[int]*Conn         // control connections by broker id
-	dialing      map[int]chan struct{} // dials in progress, by broker id (conn)
-	boot         *Conn                 // control connection to a bootstrap address
-	bootAddr     string
-	unresponsive map[string]stall // by address
-	closed       bool
-}
-
-// stall records a broker that did not answer a control request in time or
-// could not be reached: it is tried last until until; period doubles when
-// it fails again soon after, so a broker frozen for long costs one
-// deadline per period, not one per request.
-type stall struct {
-	until  time.Time
-	period time.Duration
-}
-
-const (
-	defaultControlTimeout = 3 * time.Second
-	minControlTimeout     = time.Second
-	unresponsivePeriod    = 10 * time.Second
-	maxUnresponsivePeriod = time.Minute
-)
-
-// controlTimeout is the deadline of one control request, dial included:
-// a quarter of Dialer.Timeout, at least 1s (or Timeout itself when smaller)
-// and at most 3s; 3s when Timeout is zero. Brokers answer these requests at
-// once (none waits for data), so a broker silent for seconds is stalled,
-// while the faults routed around (a frozen broker, a dead one until its
-// leadership moves) last longer than that.
-func controlTimeout(d *Dialer) time.Duration {
-	if d == nil || d.Timeout <= 0 {
-		return defaultControlTimeout
-	}
-	t := d.Timeout / 4
-	if floor := min(d.Timeout, minControlTimeout); t < floor {
-		t = floor
-	}
-	return min(t, defaultControlTimeout)
+	connMu   sync.Mutex
+	conns    map[int]*Conn         // control connections by broker id
+	dialing  map[int]chan struct{} // dials in progress, by broker id (conn)
+	boot     *Conn                 // control connection to a bootstrap address
+	bootAddr string
+	stalls   metadata.Stalls // brokers tried last, by address
+	closed   bool
 }
 
 type topicPartition struct {
@@ -98,12 +64,11 @@ func newCluster(dialer *Dialer, bootstrap []string) *cluster {
 		dialer = DefaultDialer
 	}
 	return &cluster{
-		metadataCache: acquireMetadataCache(bootstrap),
-		dialer:        dialer,
-		bootstrap:     bootstrap,
-		timeout:       controlTimeout(dialer),
-		conns:         map[int]*Conn{},
-		unresponsive:  map[string]stall{},
+		meta:      metadata.Acquire(bootstrap),
+		dialer:    dialer,
+		bootstrap: bootstrap,
+		timeout:   controlTimeout(dialer),
+		conns:     map[int]*Conn{},
 	}
 }
 
@@ -124,13 +89,13 @@ func (cl *cluster) refresh(ctx context.Context, topics ...string) error {
 // read asks a responsive broker for the metadata of topics (nil: every
 // topic), merges the answer into the cache and returns it. Concurrent
 // reads of the same topics share one request (one sent at or after
-// sentAfter: see shared).
+// sentAfter: see metadata.Cache.Shared).
 func (cl *cluster) read(ctx context.Context, topics []string, autoCreate bool, sentAfter time.Time) (*protocol.MetadataResponse, error) {
-	ask := metadataAsk{who: credentials(cl.dialer), topics: topics, autoCreate: autoCreate, sentAfter: sentAfter}
-	return cl.shared(ctx, ask, func(ctx context.Context) (*protocol.MetadataResponse, error) {
+	ask := metadata.Ask{Who: credentials(cl.dialer), Topics: topics, AutoCreate: autoCreate, SentAfter: sentAfter}
+	return cl.meta.Shared(ctx, ask, func(ctx context.Context) (*protocol.MetadataResponse, error) {
 		var md *protocol.MetadataResponse
 		err := cl.withControlCtx(ctx, func(ctx context.Context, c *Conn) error {
-			resp, _, err := c.roundTrip(ctx, metadataRequest(topics, autoCreate), -1)
+			resp, _, err := c.roundTrip(ctx, metadata.Request(topics, autoCreate), -1)
 			if err == nil {
 				md = resp.(*protocol.MetadataResponse)
 			}
@@ -140,360 +105,135 @@ func (cl *cluster) read(ctx context.Context, topics []string, autoCreate bool, s
 	})
 }
 
-// withControl runs fn, a request any broker can answer, on a control
-// connection: see withControlCtx. fn may use a context of its own; the
-// connection is closed under it when the control deadline passes.
-func (cl *cluster) withControl(ctx context.Context, fn func(*Conn) error) error {
-	return cl.withControlCtx(ctx, func(_ context.Context, c *Conn) error { return fn(c) })
-}
-
-// withControlCtx runs fn on the control connection of one broker after
-// another, responsive ones first (controlTargets), each attempt under the
-// control deadline (the context fn gets), until one answers. Kafka errors,
-// an unsupported version and the caller's own context end it at once: no
-// other broker would do better. Connection failures and stalls move on to
-// the next broker; a connection closed under this caller (a shared
-// connection another caller's cancelled request broke) does too, without
-// blaming the broker.
-func (cl *cluster) withControlCtx(ctx context.Context, fn func(context.Context, *Conn) error) error {
-	targets := cl.controlTargets()
-	if len(targets) == 0 {
-		return errors.New("no broker address configured")
-	}
-	failed := &brokersError{tried: len(targets)}
-	for i := 0; i <= len(targets); i++ {
-		if i == len(targets) && permanentFailure(failed.errs[0]) {
-			break // the first broker again: it would fail the same way
-		}
-		err, moveOn := cl.attempt(ctx, targets[i%len(targets)], fn)
-		if err == nil || !moveOn {
-			return err
-		}
-		failed.add(err)
-	}
-	return failed
-}
-
-// controlTarget is a known broker (id >= 0) or a bootstrap address (id -1).
-type controlTarget struct {
-	id   int
-	addr string
-}
-
-func (t controlTarget) String() string {
-	if t.id < 0 {
-		return t.addr
-	}
-	return fmt.Sprintf("%d at %s", t.id, t.addr)
-}
-
-// controlTargets orders the brokers a request any broker can answer is
-// tried on: known brokers with an open control connection, the other known
-// brokers, the bootstrap addresses, and last, whatever is remembered as
-// unresponsive (the one whose stall ends first, first). A frozen broker's
-// connection is not broken, so without the memory of its stall it would be
-// picked again and again.
-func (cl *cluster) controlTargets() []controlTarget {
-	now := time.Now()
-	brokers := cl.brokerList()
+// close closes every control connection and gives back the cluster's
+// reference to the metadata cache.
+func (cl *cluster) close() {
 	cl.connMu.Lock()
 	defer cl.connMu.Unlock()
-	type ranked struct {
-		t     controlTarget
-		rank  int
-		until time.Time
+	if !cl.closed {
+		cl.meta.Release()
 	}
-	var all []ranked
-	known := map[string]bool{}
-	for _, b := range brokers {
-		id := b.ID
-		t := controlTarget{id, hostPort(b)}
-		known[t.addr] = true
-		rank := 1
-		if c := cl.conns[id]; c != nil && !c.isBroken() {
-			rank = 0
-		}
-		all = append(all, ranked{t: t, rank: rank})
-	}
-	for _, addr := range cl.bootstrap {
-		if !known[addr] {
-			known[addr] = true
-			all = append(all, ranked{t: controlTarget{-1, addr}, rank: 2})
-		}
-	}
-	for i := range all {
-		if s, ok := cl.unresponsive[all[i].t.addr]; ok && now.Before(s.until) {
-			all[i].rank, all[i].until = 3, s.until
-		}
-	}
-	sort.SliceStable(all, func(i, j int) bool {
-		a, b := all[i], all[j]
-		switch {
-		case a.rank != b.rank:
-			return a.rank < b.rank
-		case a.rank == 3 && !a.until.Equal(b.until):
-			return a.until.Before(b.until)
-		}
-		return a.t.id < b.t.id // bootstrap addresses (-1) keep their order
-	})
-	out := make([]controlTarget, len(all))
-	for i, r := range all {
-		out[i] = r.t
-	}
-	return out
-}
-
-func hostPort(b Broker) string { return net.JoinHostPort(b.Host, strconv.Itoa(b.Port)) }
-
-// attempt runs fn on the control connection to t, dialing it if needed,
-// under the control deadline. A deadline that passes closes the connection
-// (fn may wait on a context of its own) and marks t unresponsive. moveOn
-// reports a failure of the broker or the connection, after which another
-// broker may answer.
-func (cl *cluster) attempt(ctx context.Context, t controlTarget, fn func(context.Context, *Conn) error) (err error, moveOn bool) {
-	rctx, cancel := context.WithTimeout(ctx, cl.timeout)
-	defer cancel()
-	connect := func() (*Conn, error) {
-		if t.id >= 0 {
-			return cl.conn(rctx, t.id)
-		}
-		return cl.bootConn(rctx, t.addr)
-	}
-	kept := cl.hasConn(t)
-	c, err := connect()
-	var timedOut atomic.Bool
-	if err == nil {
-		var current atomic.Pointer[Conn]
-		current.Store(c)
-		stop := context.AfterFunc(rctx, func() {
-			if ctx.Err() == nil {
-				timedOut.Store(true)
-				current.Load().Close() // interrupts fn, whatever context it waits on
-			}
-		})
-		err = fn(rctx, c)
-		if err != nil && kept && peerClosed(err) && rctx.Err() == nil {
-			// A kept connection the broker had closed (it restarted):
-			// the request never reached a live broker. Once more on a
-			// fresh connection before taking the broker for gone.
-			cl.dropConn(c)
-			if c, err = connect(); err == nil {
-				current.Store(c)
-				err = fn(rctx, c)
-			}
-		}
-		stop()
-	}
-	switch {
-	case err == nil:
-		cl.markResponsive(t.addr)
-		return nil, false
-	case ctx.Err() != nil, errors.Is(err, errClusterClosed):
-		return err, false // the caller gave up or closed the client: nobody's fault
-	case c == nil && permanentFailure(err):
-		// No retry fixes it: refused credentials are the same at every
-		// broker; another seed may be the right address.
-		var kerr Error
-		if errors.As(err, &kerr) {
-			return err, false
-		}
-		cl.markUnresponsive(t.addr)
-		return err, true
-	case timedOut.Load() || rctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || pastDeadline(rctx):
-		// (The socket deadline may fire a moment before rctx's timer.)
-		if c != nil {
-			cl.dropConn(c)
-		}
-		cl.markUnresponsive(t.addr)
-		return fmt.Errorf("%w: broker %s did not answer within %v (%v)", RequestTimedOut, t, cl.timeout, err), true
-	case c == nil:
-		var kerr Error
-		if errors.As(err, &kerr) && !errors.Is(err, RequestTimedOut) {
-			return err, false // e.g. SASL refused the credentials: the same everywhere
-		}
-		cl.markUnresponsive(t.addr)
-		return err, true
-	}
-	var kerr Error
-	var uv *protocol.UnsupportedVersionError
-	if (errors.As(err, &kerr) && !errors.Is(err, RequestTimedOut)) || errors.As(err, &uv) {
-		return err, false // the broker answered: another one would say the same
-	}
-	cl.dropConn(c)
-	if !closedUnderUs(err) {
-		cl.markUnresponsive(t.addr)
-	}
-	return err, true
-}
-
-// hasConn reports whether a control connection to t is open.
-func (cl *cluster) hasConn(t controlTarget) bool {
-	cl.connMu.Lock()
-	defer cl.connMu.Unlock()
-	c := cl.boot
-	if t.id >= 0 {
-		c = cl.conns[t.id]
-	} else if cl.bootAddr != t.addr {
-		c = nil
-	}
-	return c != nil && !c.isBroken()
-}
-
-func pastDeadline(ctx context.Context) bool {
-	d, ok := ctx.Deadline()
-	return ok && !time.Now().Before(d)
-}
-
-// closedUnderUs reports failures of a shared connection that another
-// caller closed (its request was cancelled or timed out), which say
-// nothing about the broker.
-func closedUnderUs(err error) bool {
-	return errors.Is(err, errConnBroken) || errors.Is(err, net.ErrClosed) || errors.Is(err, RequestTimedOut)
-}
-
-// markUnresponsive remembers that the broker at addr stalled or could not
-// be reached.
-func (cl *cluster) markUnresponsive(addr string) {
-	now := time.Now()
-	cl.connMu.Lock()
-	defer cl.connMu.Unlock()
-	s, ok := cl.unresponsive[addr]
-	switch {
-	case ok && now.Before(s.until):
-		return // already known: concurrent requests that stalled together
-	case ok && now.Before(s.until.Add(s.period)):
-		s.period = min(2*s.period, maxUnresponsivePeriod) // failed again soon after
-	default:
-		s.period = unresponsivePeriod
-	}
-	s.until = now.Add(s.period)
-	cl.unresponsive[addr] = s
-}
-
-// markResponsive forgets a stall of the broker at addr once it answers.
-func (cl *cluster) markResponsive(addr string) {
-	cl.connMu.Lock()
-	delete(cl.unresponsive, addr)
-	cl.connMu.Unlock()
-}
-
-// bootConn returns the control connection to the bootstrap address addr.
-// One bootstrap connection is kept, to the address that answered last.
-func (cl *cluster) bootConn(ctx context.Context, addr string) (*Conn, error) {
-	cl.connMu.Lock()
-	if cl.closed {
-		cl.connMu.Unlock()
-		return nil, errClusterClosed
-	}
-	if c := cl.boot; c != nil && cl.bootAddr == addr && !c.isBroken() {
-		cl.connMu.Unlock()
-		return c, nil
-	}
-	cl.connMu.Unlock()
-	c, err := cl.dialer.connect(ctx, "tcp", addr, ConnConfig{Broker: -1})
-	if err != nil {
-		return nil, err
-	}
-	cl.connMu.Lock()
-	defer cl.connMu.Unlock()
-	if cl.closed {
+	cl.closed = true
+	for id, c := range cl.conns {
 		c.Close()
-		return nil, errClusterClosed
+		delete(cl.conns, id)
 	}
 	if cl.boot != nil {
 		cl.boot.Close()
-	}
-	cl.boot, cl.bootAddr = c, addr
-	return c, nil
-}
-
-// conn returns the control connection to broker id, dialing it if needed
-// (ctx bounds the dial, ApiVersions and SASL exchange).
-func (cl *cluster) conn(ctx context.Context, id int) (*Conn, error) {
-	for {
-		cl.connMu.Lock()
-		if cl.closed {
-			cl.connMu.Unlock()
-			return nil, errClusterClosed
-		}
-		if c := cl.conns[id]; c != nil && !c.isBroken() {
-			cl.connMu.Unlock()
-			return c, nil
-		}
-		// One dial per broker at a time: many partitions starting at once
-		// would otherwise open a connection each and keep one.
-		wait := cl.dialing[id]
-		if wait == nil {
-			break // cl.connMu still held
-		}
-		cl.connMu.Unlock()
-		select {
-		case <-wait:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	b, ok := cl.broker(id)
-	if !ok {
-		cl.connMu.Unlock()
-		return nil, fmt.Errorf("broker %d is not in the cluster metadata", id)
-	}
-	done := make(chan struct{})
-	if cl.dialing == nil {
-		cl.dialing = map[int]chan struct{}{}
-	}
-	cl.dialing[id] = done
-	cl.connMu.Unlock()
-	c, err := cl.dialer.connect(ctx, "tcp", hostPort(b), ConnConfig{Broker: b.ID, Rack: b.Rack})
-	cl.connMu.Lock()
-	defer cl.connMu.Unlock()
-	delete(cl.dialing, id)
-	close(done)
-	if err != nil {
-		return nil, err
-	}
-	if cl.closed {
-		c.Close()
-		return nil, errClusterClosed
-	}
-	if old := cl.conns[id]; old != nil {
-		old.Close()
-	}
-	cl.conns[id] = c
-	return c, nil
-}
-
-// dropConn closes a control connection after a failure so the next use
-// redials.
-func (cl *cluster) dropConn(c *Conn) {
-	cl.connMu.Lock()
-	for id, x := range cl.conns {
-		if x == c {
-			delete(cl.conns, id)
-		}
-	}
-	if cl.boot == c {
 		cl.boot = nil
 	}
-	cl.connMu.Unlock()
-	c.Close()
 }
 
-// leaderConn returns the control connection to a partition's leader,
-// refreshing metadata when the partition is unknown. The dial is under
-// the control deadline.
-func (cl *cluster) leaderConn(ctx context.Context, topic string, partition int) (*Conn, Partition, error) {
-	p, err := cl.leader(ctx, topic, partition)
-	if err != nil {
-		return nil, p, err
+// The cluster's metadata is the process's one view of it, a
+// metadata.Cache shared by every cluster with the same bootstrap
+// addresses (see internal/metadata). These methods read it in the public
+// types; none copies more than the cache itself hands out.
+
+// The public Broker converts to and from metadata.Broker: the two have
+// the same fields, which publicBrokers relies on.
+var _ = Broker(metadata.Broker{})
+
+// publicBrokers views brokers of the cache as public ones, without a copy
+// (they share their memory, as the cache's Partition values always did).
+func publicBrokers(bs []metadata.Broker) []Broker {
+	if bs == nil {
+		return nil
 	}
-	dctx, cancel := context.WithTimeout(ctx, cl.timeout)
-	defer cancel()
-	c, err := cl.conn(dctx, p.Leader.ID)
-	if err != nil && ctx.Err() == nil {
-		cl.markUnresponsive(hostPort(p.Leader))
+	return unsafe.Slice((*Broker)(unsafe.Pointer(unsafe.SliceData(bs))), len(bs))
+}
+
+// publicPartition converts a partition of the cache without allocating.
+func publicPartition(p metadata.Partition) Partition {
+	return Partition{
+		Topic:           p.Topic,
+		ID:              p.ID,
+		Leader:          Broker(p.Leader),
+		Replicas:        publicBrokers(p.Replicas),
+		Isr:             publicBrokers(p.Isr),
+		OfflineReplicas: publicBrokers(p.OfflineReplicas),
+		LeaderEpoch:     p.LeaderEpoch,
+		Error:           errorFromCode(p.ErrorCode),
 	}
-	return c, p, err
+}
+
+// partition returns the cached metadata of one partition.
+func (cl *cluster) partition(topic string, id int) (Partition, bool) {
+	p, ok := cl.meta.Partition(topic, id)
+	if !ok {
+		return Partition{}, false
+	}
+	return publicPartition(p), true
+}
+
+// topicPartitions returns the cached partitions of topic, in id order.
+func (cl *cluster) topicPartitions(topic string) ([]Partition, bool) {
+	ps, ok := cl.meta.TopicPartitions(topic)
+	if !ok {
+		return nil, false
+	}
+	out := make([]Partition, len(ps))
+	for i, p := range ps {
+		out[i] = publicPartition(p)
+	}
+	return out, true
+}
+
+// broker returns a cached broker.
+func (cl *cluster) broker(id int) (Broker, bool) {
+	b, ok := cl.meta.Broker(id)
+	return Broker(b), ok
+}
+
+// brokerList returns the cached brokers.
+func (cl *cluster) brokerList() []Broker { return publicBrokers(cl.meta.Brokers()) }
+
+// eachBroker calls fn with every cached broker, under the cache's lock: fn
+// must not call the cache.
+func (cl *cluster) eachBroker(fn func(Broker)) {
+	cl.meta.EachBroker(func(b metadata.Broker) { fn(Broker(b)) })
+}
+
+// brokerRacks returns the rack of every broker seen in metadata.
+func (cl *cluster) brokerRacks() map[int]string { return cl.meta.Racks() }
+
+// listedBrokers returns the IDs of the brokers the latest Metadata answer
+// listed (every broker the answering one knows alive).
+func (cl *cluster) listedBrokers() []int { return cl.meta.Listed() }
+
+// topicID returns the topic ID of topic's cached partitions and its
+// generation (see metadata.Cache.TopicID).
+func (cl *cluster) topicID(topic string) (id [16]byte, generation int) {
+	return cl.meta.TopicID(topic)
+}
+
+// partitionCount returns how many partitions of topic the cache knows.
+func (cl *cluster) partitionCount(topic string) (int, bool) { return cl.meta.PartitionCount(topic) }
+
+// readAt reports when topic was last read (zero: never).
+func (cl *cluster) readAt(topic string) time.Time { return cl.meta.ReadAt(topic) }
+
+// mergeAnswer merges a Metadata answer read elsewhere into the cache.
+func (cl *cluster) mergeAnswer(md *protocol.MetadataResponse) { cl.meta.MergeAnswer(md) }
+
+// credentials names who connections dialed by d are (for metadata.Ask.Who):
+// the SASL identity and the TLS settings. Two mechanism values print the
+// same only when they hold the same settings; TLS settings are the same
+// only as the same *tls.Config (a request over another TLS setup may fail
+// where this one would not: a client must never get the error of another
+// client's certificates or missing TLS). The string never leaves the
+// process.
+func credentials(d *Dialer) string {
+	if d == nil {
+		return ""
+	}
+	who := ""
+	if d.SASLMechanism != nil {
+		who = fmt.Sprintf("%T:%+v", d.SASLMechanism, d.SASLMechanism)
+	}
+	if d.TLS != nil {
+		who += fmt.Sprintf("\x04tls:%p", d.TLS)
+	}
+	return who
 }
 
 // leader returns the cached metadata of a partition that has a leader,
@@ -516,37 +256,233 @@ func (cl *cluster) leader(ctx context.Context, topic string, partition int) (Par
 	return p, nil
 }
 
-// atLeader runs fn, a request only the partition's leader can answer, on
-// the control connection to the leader under the control deadline (dial
-// included). It makes one attempt: a leader that does not answer in time
-// fails it with RequestTimedOut (and is remembered as unresponsive), so
-// that the caller re-reads metadata, which names the new leader once one
-// is elected, and retries.
-func (cl *cluster) atLeader(ctx context.Context, topic string, partition int, fn func(context.Context, *Conn, Partition) error) error {
-	p, err := cl.leader(ctx, topic, partition)
-	if err != nil {
-		return err
-	}
-	err, _ = cl.attempt(ctx, controlTarget{p.Leader.ID, hostPort(p.Leader)}, func(ctx context.Context, c *Conn) error {
-		return fn(ctx, c, p)
-	})
-	return err
+// transportCluster is what the clients of one cluster share: the control
+// connections, and through them the process's metadata cache of the
+// cluster (internal/metadata), which keeps when each topic was read. With
+// a custom RoundTripper (rt set) the cache is filled through it and no
+// connection is made here.
+type transportCluster struct {
+	t    *Transport // nil with a custom RoundTripper
+	rt   RoundTripper
+	addr net.Addr
+	key  string
+	refs int // guarded by t.mu
+
+	cl     *cluster
+	dialer *Dialer
+	ttl    time.Duration
+	extra  []string // MetadataTopics
+
+	mu         sync.Mutex
+	refreshing map[string]bool // background refreshes under way
+	closed     bool            // stop was called: no refresh starts any more
+	// bg counts the background refreshes; stopBg ends them (stop).
+	bg     sync.WaitGroup
+	bgCtx  context.Context
+	stopBg context.CancelFunc
 }
 
-// close closes every control connection.
-func (cl *cluster) close() {
-	cl.connMu.Lock()
-	defer cl.connMu.Unlock()
-	if !cl.closed {
-		cl.metadataCache.release()
+func newTransportCluster(t *Transport, addr net.Addr, rt RoundTripper) *transportCluster {
+	tc := &transportCluster{
+		t:          t,
+		rt:         rt,
+		addr:       addr,
+		ttl:        6 * time.Second,
+		refreshing: map[string]bool{},
 	}
-	cl.closed = true
-	for id, c := range cl.conns {
-		c.Close()
-		delete(cl.conns, id)
+	tc.bgCtx, tc.stopBg = context.WithCancel(context.Background())
+	if t != nil {
+		tc.ttl = t.metadataTTL()
+		tc.extra = t.MetadataTopics
+		tc.dialer = t.newDialer(tc.lookupBroker)
 	}
-	if cl.boot != nil {
-		cl.boot.Close()
-		cl.boot = nil
+	tc.cl = newCluster(tc.dialer, splitAddr(addr))
+	return tc
+}
+
+// lookupBroker names the broker listening at host:port, as far as the
+// metadata knows (ID -1 for a bootstrap address).
+func (tc *transportCluster) lookupBroker(host string, port int) Broker {
+	if b, ok := tc.cl.meta.BrokerAt(host, port); ok {
+		return Broker(b)
 	}
+	return Broker{Host: host, Port: port, ID: -1}
+}
+
+// stop ends the background refreshes and waits for them: the last client
+// of the cluster state closes it, and none of its goroutines outlives it.
+func (tc *transportCluster) stop() {
+	tc.mu.Lock()
+	tc.closed = true
+	tc.mu.Unlock()
+	tc.stopBg()
+	tc.bg.Wait()
+}
+
+func (tc *transportCluster) context() context.Context {
+	if tc.t != nil {
+		return tc.t.context()
+	}
+	return context.Background()
+}
+
+// partitionCount returns the number of partitions of topic, reading
+// metadata when the topic is unknown and refreshing it in the background
+// when it is older than the TTL. With autoCreate the brokers may create
+// the topic; the first answers can then lack it or its leaders, which is
+// retried up to attempts times.
+func (tc *transportCluster) partitionCount(ctx context.Context, topic string, autoCreate bool, attempts int, bmin, bmax time.Duration, timeout time.Duration) (int, error) {
+	n, ok := tc.cl.partitionCount(topic)
+	tc.mu.Lock()
+	stale := ok && time.Since(tc.cl.readAt(topic)) > tc.ttl && !tc.refreshing[topic] && !tc.closed
+	if stale {
+		tc.refreshing[topic] = true
+		tc.bg.Add(1)
+	}
+	tc.mu.Unlock()
+	if stale {
+		go func() {
+			defer tc.bg.Done()
+			ctx, cancel := context.WithTimeout(tc.context(), timeout)
+			defer cancel()
+			defer context.AfterFunc(tc.bgCtx, cancel)()
+			tc.refreshSince(ctx, topic, time.Now(), false)
+			tc.mu.Lock()
+			delete(tc.refreshing, topic)
+			tc.mu.Unlock()
+		}()
+	}
+	if ok {
+		return n, nil
+	}
+	var err error
+	for attempt := 0; attempt < attempts; attempt++ {
+		if attempt > 0 && !sleep(ctx, backoff(attempt, bmin, bmax)) {
+			return 0, fmt.Errorf("looking up the partitions of %q: %w (last error: %w)", topic, ctx.Err(), err)
+		}
+		rctx, cancel := context.WithTimeout(ctx, timeout)
+		err = tc.refreshSince(rctx, topic, time.Now(), autoCreate)
+		cancel()
+		if n, ok = tc.cl.partitionCount(topic); ok {
+			return n, nil
+		}
+		if err == nil {
+			err = UnknownTopicOrPartition
+		}
+		// An unknown topic is final unless the brokers are creating it.
+		if !(isTemporary(err) && (autoCreate || !errors.Is(err, UnknownTopicOrPartition))) {
+			break
+		}
+	}
+	return 0, fmt.Errorf("looking up the partitions of %q: %w", topic, err)
+}
+
+// refreshSince reads the metadata of topic unless it was read after since
+// (by any user of the cache), and returns the topic's error if it has one.
+func (tc *transportCluster) refreshSince(ctx context.Context, topic string, since time.Time, autoCreate bool) error {
+	if tc.cl.readAt(topic).After(since) && !autoCreate {
+		return nil
+	}
+	topics := []string{topic}
+	for _, t := range tc.extra {
+		if t != topic {
+			topics = append(topics, t)
+		}
+	}
+	md, err := tc.read(ctx, topics, autoCreate, time.Time{})
+	if err != nil {
+		return fmt.Errorf("reading metadata of %v: %w", topics, err)
+	}
+	for i := range md.Topics {
+		if t := &md.Topics[i]; t.Name == topic && t.ErrorCode != 0 {
+			return Error(t.ErrorCode)
+		}
+	}
+	return nil
+}
+
+// read asks for the metadata of topics (nil: every topic) and merges it
+// into the cache: on a control connection, or through the RoundTripper.
+// Concurrent reads of the same topics share one request (one sent at or
+// after sentAfter: see metadata.Cache.Shared).
+func (tc *transportCluster) read(ctx context.Context, topics []string, autoCreate bool, sentAfter time.Time) (*protocol.MetadataResponse, error) {
+	if tc.rt == nil {
+		return tc.cl.read(ctx, topics, autoCreate, sentAfter)
+	}
+	ask := metadata.Ask{Who: tc.credentials(), Topics: topics, AutoCreate: autoCreate, SentAfter: sentAfter}
+	return tc.cl.meta.Shared(ctx, ask, func(ctx context.Context) (*protocol.MetadataResponse, error) {
+		resp, err := tc.controlRoundTrip(ctx, metadata.Request(topics, autoCreate))
+		if err != nil {
+			return nil, err
+		}
+		return resp.(*protocol.MetadataResponse), nil
+	})
+}
+
+// credentials names who the RoundTripper's requests are sent as (see
+// metadata.Ask.Who): a Transport's SASL and TLS settings; a RoundTripper of
+// the program's own shares no request.
+func (tc *transportCluster) credentials() string {
+	t, ok := tc.rt.(*Transport)
+	if !ok {
+		return fmt.Sprintf("roundtripper %p", tc)
+	}
+	if t.dialer != nil {
+		return credentials(t.dialer)
+	}
+	return credentials(&Dialer{SASLMechanism: t.SASL, TLS: t.TLS})
+}
+
+// initProducerID asks a broker for a producer id and epoch, for idempotent
+// produce.
+func (tc *transportCluster) initProducerID(ctx context.Context) (*protocol.InitProducerIdResponse, error) {
+	resp, err := tc.controlRoundTrip(ctx, &protocol.InitProducerIdRequest{ProducerID: -1, ProducerEpoch: -1})
+	if err != nil {
+		return nil, fmt.Errorf("asking for a producer id: %w", err)
+	}
+	r := resp.(*protocol.InitProducerIdResponse)
+	if r.ErrorCode != 0 {
+		return nil, fmt.Errorf("asking for a producer id: %w", Error(r.ErrorCode))
+	}
+	return r, nil
+}
+
+// controlRoundTrip sends a request that any broker can answer: on a
+// control connection of the cluster (another broker when one fails), or
+// through the RoundTripper to Addr.
+func (tc *transportCluster) controlRoundTrip(ctx context.Context, req protocol.Request) (protocol.Response, error) {
+	if tc.rt != nil {
+		resp, err := tc.rt.RoundTrip(ctx, tc.addr, req)
+		if err != nil {
+			return nil, err
+		}
+		if resp == nil || resp.Key() != req.Key() {
+			return nil, fmt.Errorf("the RoundTripper answered %s with %T", req.Key(), resp)
+		}
+		return resp, nil
+	}
+	var resp protocol.Response
+	err := tc.cl.withControl(ctx, func(c *Conn) error {
+		var err error
+		resp, _, err = c.roundTrip(ctx, req, -1)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// leader returns the broker leading a partition, as cached.
+func (tc *transportCluster) leader(topic string, partition int) (Broker, error) {
+	p, ok := tc.cl.partition(topic, partition)
+	if !ok {
+		return Broker{}, fmt.Errorf("%s/%d: %w", topic, partition, UnknownTopicOrPartition)
+	}
+	return partitionLeader(p, tc.cl.broker)
+}
+
+// dialProduce opens a produce connection to broker b.
+func (tc *transportCluster) dialProduce(ctx context.Context, b Broker) (*Conn, error) {
+	return tc.dialer.connect(ctx, "tcp", net.JoinHostPort(b.Host, strconv.Itoa(b.Port)), ConnConfig{Broker: b.ID, Rack: b.Rack})
 }

@@ -226,3 +226,19 @@ func TestClusterRecreatedTopicOnFakeBroker(t *testing.T) {
 	ps, _ := cl.topicPartitions("t")
 	assert.Len(t, ps, 1, "a partition of the deleted topic is still listed")
 }
+
+func TestControlTimeout(t *testing.T) {
+	for _, tt := range []struct {
+		dial time.Duration
+		want time.Duration
+	}{
+		{0, 3 * time.Second},
+		{10 * time.Second, 2500 * time.Millisecond},
+		{30 * time.Second, 3 * time.Second},
+		{2 * time.Second, time.Second},
+		{500 * time.Millisecond, 500 * time.Millisecond},
+	} {
+		assert.Equal(t, tt.want, controlTimeout(&Dialer{Timeout: tt.dial}), "Dialer.Timeout %v", tt.dial)
+	}
+	assert.Equal(t, defaultControlTimeout, controlTimeout(nil))
+}

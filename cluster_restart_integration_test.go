@@ -36,7 +36,7 @@ func TestClusterIntegrationControlAfterBrokerRestart(t *testing.T) {
 	assert.Equal(t, victim, cl.controlTargets()[0], "the restarted broker is still asked first, not marked unresponsive")
 	assert.True(t, cl.hasConn(victim), "a fresh control connection to broker %v", victim)
 	cl.connMu.Lock()
-	_, stalled := cl.unresponsive[victim.addr]
+	_, stalled := cl.stalls.Until(victim.addr, time.Now())
 	cl.connMu.Unlock()
 	assert.False(t, stalled, "broker %v remembered as unresponsive", victim)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/rackfetch/kafka-go/internal/metadata"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
@@ -138,52 +139,15 @@ func (c *Conn) readPartitions(ctx context.Context, topics ...string) ([]Partitio
 	return partitions, nil
 }
 
-func makeBroker(b protocol.MetadataResponseBroker) Broker {
-	br := Broker{ID: int(b.NodeID), Host: b.Host, Port: int(b.Port)}
-	if b.Rack != nil {
-		br.Rack = *b.Rack
-	}
-	return br
-}
+func makeBroker(b protocol.MetadataResponseBroker) Broker { return Broker(metadata.MakeBroker(b)) }
 
-// makePartitions converts one topic of a metadata response. Replicas that
-// are not among the response's brokers (offline) carry only their ID.
+// makePartitions converts one topic of a metadata response (see
+// metadata.MakePartitions).
 func makePartitions(md *protocol.MetadataResponse, t *protocol.MetadataResponseTopic) []Partition {
-	brokers := make(map[int32]Broker, len(md.Brokers))
-	for _, b := range md.Brokers {
-		brokers[b.NodeID] = makeBroker(b)
+	ps := metadata.MakePartitions(md, t)
+	out := make([]Partition, len(ps))
+	for i, p := range ps {
+		out[i] = publicPartition(p)
 	}
-	lookup := func(ids []int32) []Broker {
-		if len(ids) == 0 {
-			return nil
-		}
-		out := make([]Broker, len(ids))
-		for i, id := range ids {
-			if b, ok := brokers[id]; ok {
-				out[i] = b
-			} else {
-				out[i] = Broker{ID: int(id)}
-			}
-		}
-		return out
-	}
-	ps := make([]Partition, len(t.Partitions))
-	for i, p := range t.Partitions {
-		leader, ok := brokers[p.LeaderID]
-		if !ok {
-			leader = Broker{ID: int(p.LeaderID)}
-		}
-		ps[i] = Partition{
-			Topic:           t.Name,
-			ID:              int(p.PartitionIndex),
-			Leader:          leader,
-			Replicas:        lookup(p.ReplicaNodes),
-			Isr:             lookup(p.IsrNodes),
-			OfflineReplicas: lookup(p.OfflineReplicas),
-			LeaderEpoch:     int(p.LeaderEpoch),
-			Error:           errorFromCode(p.ErrorCode),
-		}
-	}
-	sort.Slice(ps, func(i, j int) bool { return ps[i].ID < ps[j].ID })
-	return ps
+	return out
 }

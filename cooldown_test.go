@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rackfetch/kafka-go/internal/metadata"
 	"github.com/rackfetch/kafka-go/internal/routing"
 )
 
@@ -16,11 +17,11 @@ import (
 // longer ask for metadata every second. An answer listing no broker
 // changes nothing.
 func TestCooldownForgetsBrokerMetadataNoLongerLists(t *testing.T) {
-	r := &engineShare{cluster: &cluster{metadataCache: newMetadataCache()}}
+	r := &engineShare{cluster: &cluster{meta: metadata.New()}}
 	r.rt = newConsumerRuntime(r, &ReaderConfig{})
 	cd := r.rt.Cooldowns()
 	cd.RequireProbe()
-	r.cluster.merge(testBrokers(), nil)
+	r.cluster.meta.Merge(testBrokers(), nil)
 	t0 := time.Unix(0, 0)
 	s := newReplicaSelector(routingConfig{Rack: "b"}, cd, rsDefault, t0)
 	require.Equal(t, 2, s.next(routeEvent{Event: routing.Event{Kind: eventFetched, Broker: 1, Now: t0, Preferred: 2, Empty: true}}).Broker)
@@ -28,11 +29,11 @@ func TestCooldownForgetsBrokerMetadataNoLongerLists(t *testing.T) {
 	later := t0.Add(time.Minute)
 	require.True(t, cd.Active(later), "broker 2 waits for its probe")
 
-	r.cluster.merge(nil, nil)
+	r.cluster.meta.Merge(nil, nil)
 	r.cooldownsSawMetadata()
 	require.True(t, cd.Active(later), "an answer without brokers says nothing")
 
-	r.cluster.merge(testBrokers()[:1], nil) // broker 1 only
+	r.cluster.meta.Merge(testBrokers()[:1], nil) // broker 1 only
 	assert.Equal(t, []int{1}, r.cluster.listedBrokers())
 	r.cooldownsSawMetadata()
 	assert.False(t, cd.Active(later), "broker 2 is forgotten")

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rackfetch/kafka-go/internal/metadata"
 	"github.com/rackfetch/kafka-go/protocol"
 	"github.com/rackfetch/kafka-go/sasl/plain"
 	"github.com/rackfetch/kafka-go/testing/fakebroker"
@@ -21,13 +21,14 @@ import (
 
 // mcJoined returns how many callers wait for the Metadata request for
 // topics in flight in mc (-1: none in flight).
-func mcJoined(mc *metadataCache, topics ...string) int {
-	mc.mu.Lock()
-	defer mc.mu.Unlock()
-	if f := mc.flights["\x03"+strings.Join(topics, "\x00")]; f != nil { // no SASL
-		return f.joined
+func mcJoined(mc *metadata.Cache, topics ...string) int {
+	return mc.Joined(metadata.Ask{Topics: topics}) // no SASL
+}
+
+func testBrokers() []protocol.MetadataResponseBroker {
+	return []protocol.MetadataResponseBroker{
+		{NodeID: 1, Host: "h1", Port: 1}, {NodeID: 2, Host: "h2", Port: 2}, {NodeID: 3, Host: "h3", Port: 3},
 	}
-	return -1
 }
 
 // TestMetadataCacheOneRequestForAllUsers: a Reader's cluster, a Writer's
@@ -56,7 +57,7 @@ func TestMetadataCacheOneRequestForAllUsers(t *testing.T) {
 	tc := tr.acquire(TCP(c.Addrs()...))
 	defer tr.release(tc)
 	client := &Client{Addr: TCP(c.Addrs()...), Transport: tr}
-	require.Same(t, reader.metadataCache, tc.cl.metadataCache, "one cache for the same brokers")
+	require.Same(t, reader.meta, tc.cl.meta, "one cache for the same brokers")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -65,7 +66,7 @@ func TestMetadataCacheOneRequestForAllUsers(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() { defer wg.Done(); errs <- reader.refresh(ctx, "mc") }()
-	require.Eventually(t, func() bool { return mcJoined(reader.metadataCache, "mc") == 0 },
+	require.Eventually(t, func() bool { return mcJoined(reader.meta, "mc") == 0 },
 		5*time.Second, time.Millisecond, "the first request is in flight")
 	for i := 0; i < perUser; i++ {
 		wg.Add(3)
@@ -80,10 +81,10 @@ func TestMetadataCacheOneRequestForAllUsers(t *testing.T) {
 			errs <- err
 		}()
 	}
-	require.Eventually(t, func() bool { return mcJoined(reader.metadataCache, "mc") == 3*perUser },
+	require.Eventually(t, func() bool { return mcJoined(reader.meta, "mc") == 3*perUser },
 		5*time.Second, time.Millisecond, "every caller waits for the request in flight")
 	close(gates[0])
-	require.Eventually(t, func() bool { return mcJoined(reader.metadataCache, "mc") == perUser-1 },
+	require.Eventually(t, func() bool { return mcJoined(reader.meta, "mc") == perUser-1 },
 		5*time.Second, time.Millisecond, "the Clients share the next request")
 	close(gates[1])
 	wg.Wait()
@@ -141,7 +142,7 @@ func TestMetadataCacheEpochMonotonicAcrossWriterAndReader(t *testing.T) {
 
 	tc := tr.acquire(w.Addr)
 	defer tr.release(tc)
-	require.Same(t, r.cluster.metadataCache, tc.cl.metadataCache)
+	require.Same(t, r.cluster.meta, tc.cl.meta)
 	leader, err := tc.leader("mono", 0)
 	require.NoError(t, err)
 	assert.Equal(t, 2, leader.ID, "the Writer's leader after the Reader's stale answer")
@@ -194,17 +195,20 @@ func TestMetadataCacheRequestsNotSharedAcrossUsers(t *testing.T) {
 	require.NotEqual(t, alice, bob)
 	require.Equal(t, alice, credentials(&Dialer{SASLMechanism: plain.Mechanism{Username: "alice", Password: "a"}}))
 
-	mc := newMetadataCache()
+	mc := metadata.New()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	answer := func(epoch int32) *protocol.MetadataResponse {
-		return &protocol.MetadataResponse{Brokers: testBrokers(), Topics: mdAnswer{id: 1, parts: []mdPart{{0, 1, epoch, nil}}}.topics()}
+		return &protocol.MetadataResponse{Brokers: testBrokers(), Topics: []protocol.MetadataResponseTopic{{
+			Name: "t", TopicID: [16]byte{15: 1},
+			Partitions: []protocol.MetadataResponsePartition{{LeaderID: 1, LeaderEpoch: epoch, ReplicaNodes: []int32{1, 2, 3}, IsrNodes: []int32{1}}},
+		}}}
 	}
 	gate := make(chan struct{})
 	var sent atomic.Int32
 	aliceDone := make(chan error, 1)
 	go func() {
-		_, err := mc.shared(ctx, metadataAsk{who: alice, topics: []string{"t"}}, func(context.Context) (*protocol.MetadataResponse, error) {
+		_, err := mc.Shared(ctx, metadata.Ask{Who: alice, Topics: []string{"t"}}, func(context.Context) (*protocol.MetadataResponse, error) {
 			sent.Add(1)
 			<-gate
 			return answer(4), nil
@@ -212,7 +216,7 @@ func TestMetadataCacheRequestsNotSharedAcrossUsers(t *testing.T) {
 		aliceDone <- err
 	}()
 	require.Eventually(t, func() bool { return sent.Load() == 1 }, 5*time.Second, time.Millisecond)
-	_, err := mc.shared(ctx, metadataAsk{who: bob, topics: []string{"t"}}, func(context.Context) (*protocol.MetadataResponse, error) {
+	_, err := mc.Shared(ctx, metadata.Ask{Who: bob, Topics: []string{"t"}}, func(context.Context) (*protocol.MetadataResponse, error) {
 		sent.Add(1)
 		return answer(7), nil
 	})
@@ -220,7 +224,7 @@ func TestMetadataCacheRequestsNotSharedAcrossUsers(t *testing.T) {
 	assert.Equal(t, int32(2), sent.Load(), "bob sent his own request while alice's was in flight")
 	close(gate)
 	require.NoError(t, <-aliceDone)
-	p, ok := mc.partition("t", 0)
+	p, ok := mc.Partition("t", 0)
 	require.True(t, ok)
 	assert.Equal(t, 7, p.LeaderEpoch, "alice's older answer did not undo bob's")
 }
@@ -239,14 +243,14 @@ func TestMetadataCacheRequestsNotSharedAcrossTLS(t *testing.T) {
 	require.Equal(t, whoA, credentials(&Dialer{TLS: tlsA}), "the same one")
 	require.Equal(t, (&transportCluster{rt: &Transport{TLS: tlsA}}).credentials(), whoA, "a Transport's TLS counts too")
 
-	mc := newMetadataCache()
+	mc := metadata.New()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	gate := make(chan struct{})
 	var sent atomic.Int32
 	plainDone := make(chan error, 1)
 	go func() {
-		_, err := mc.shared(ctx, metadataAsk{who: plainWho, topics: []string{"t"}}, func(context.Context) (*protocol.MetadataResponse, error) {
+		_, err := mc.Shared(ctx, metadata.Ask{Who: plainWho, Topics: []string{"t"}}, func(context.Context) (*protocol.MetadataResponse, error) {
 			sent.Add(1)
 			<-gate
 			return nil, errors.New("a TLS listener, for a client without TLS")
@@ -257,7 +261,7 @@ func TestMetadataCacheRequestsNotSharedAcrossTLS(t *testing.T) {
 	tlsErr := errors.New("x509: certificate signed by unknown authority")
 	done := make(chan error, 1)
 	go func() {
-		_, err := mc.shared(ctx, metadataAsk{who: whoA, topics: []string{"t"}}, func(context.Context) (*protocol.MetadataResponse, error) {
+		_, err := mc.Shared(ctx, metadata.Ask{Who: whoA, Topics: []string{"t"}}, func(context.Context) (*protocol.MetadataResponse, error) {
 			sent.Add(1)
 			return nil, tlsErr
 		})
@@ -269,15 +273,6 @@ func TestMetadataCacheRequestsNotSharedAcrossTLS(t *testing.T) {
 	require.Error(t, <-plainDone)
 }
 
-// mcShared reports whether the process holds a cache for addrs.
-func mcShared(addrs []string) bool {
-	key := acquireMetadataCache(addrs)
-	defer key.release()
-	metadataCaches.mu.Lock()
-	defer metadataCaches.mu.Unlock()
-	return key.refs > 1
-}
-
 // TestMetadataCacheForgottenWhenUnused: the cache lives while a Reader,
 // Writer or Client uses it, and is forgotten once all are closed (a later
 // cluster at the same addresses starts afresh).
@@ -286,7 +281,7 @@ func TestMetadataCacheForgottenWhenUnused(t *testing.T) {
 	c.CreateTopic("gone", 1, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	require.False(t, mcShared(c.Addrs()))
+	require.False(t, metadata.InUse(c.Addrs()))
 
 	r := NewReader(ReaderConfig{Brokers: c.Addrs(), Topic: "gone", Partition: 0})
 	w := &Writer{Addr: TCP(c.Addrs()...), Topic: "gone", Transport: &Transport{}}
@@ -297,17 +292,36 @@ func TestMetadataCacheForgottenWhenUnused(t *testing.T) {
 	require.NoError(t, custom.WriteMessages(ctx, Message{Value: []byte("w")}))
 	_, err := (&Client{Addr: TCP(c.Addrs()...)}).Metadata(ctx, &MetadataRequest{Topics: []string{"gone"}})
 	require.NoError(t, err)
-	assert.True(t, mcShared(c.Addrs()), "in use")
+	assert.True(t, metadata.InUse(c.Addrs()), "in use")
 
 	require.NoError(t, r.Close())
 	require.NoError(t, w.Close())
-	assert.True(t, mcShared(c.Addrs()), "the custom RoundTripper's Writer still uses it")
+	assert.True(t, metadata.InUse(c.Addrs()), "the custom RoundTripper's Writer still uses it")
 	require.NoError(t, custom.Close())
-	assert.False(t, mcShared(c.Addrs()), "every user closed")
+	assert.False(t, metadata.InUse(c.Addrs()), "every user closed")
 }
 
 type roundTripperFunc func(context.Context, net.Addr, protocol.Request) (protocol.Response, error)
 
 func (f roundTripperFunc) RoundTrip(ctx context.Context, addr net.Addr, req protocol.Request) (protocol.Response, error) {
 	return f(ctx, addr, req)
+}
+
+// The Reader and the Writer read a partition's metadata in the public
+// types between fetches and per batch: the conversion must not copy.
+func TestClusterPartitionViewDoesNotAllocate(t *testing.T) {
+	cl := &cluster{meta: metadata.New()}
+	cl.meta.Merge(testBrokers(), []protocol.MetadataResponseTopic{{Name: "t", Partitions: []protocol.MetadataResponsePartition{
+		{LeaderID: 2, LeaderEpoch: 4, ReplicaNodes: []int32{1, 2, 3}, IsrNodes: []int32{2, 3}, ErrorCode: int16(LeaderNotAvailable)},
+	}}})
+	p, ok := cl.partition("t", 0)
+	require.True(t, ok)
+	assert.Equal(t, Partition{
+		Topic: "t", ID: 0, LeaderEpoch: 4,
+		Leader:   Broker{Host: "h2", Port: 2, ID: 2},
+		Replicas: []Broker{{Host: "h1", Port: 1, ID: 1}, {Host: "h2", Port: 2, ID: 2}, {Host: "h3", Port: 3, ID: 3}},
+		Isr:      []Broker{{Host: "h2", Port: 2, ID: 2}, {Host: "h3", Port: 3, ID: 3}},
+		Error:    LeaderNotAvailable,
+	}, p)
+	assert.Zero(t, testing.AllocsPerRun(100, func() { cl.partition("t", 0) }))
 }

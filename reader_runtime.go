@@ -396,14 +396,3 @@ func brokerIDs(out []int, bs []Broker) []int {
 	}
 	return out
 }
-
-// brokerRacks returns the rack of every broker seen in metadata.
-func (cl *cluster) brokerRacks() map[int]string {
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	out := make(map[int]string, len(cl.brokers))
-	for id, b := range cl.brokers {
-		out[id] = b.Rack
-	}
-	return out
-}

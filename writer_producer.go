@@ -150,12 +150,7 @@ func (wc *writerCluster) Broker(id int) (producer.Broker, bool) {
 }
 
 func (wc *writerCluster) Brokers(dst []producer.Broker) []producer.Broker {
-	cl := wc.tc.cl
-	cl.mu.Lock()
-	defer cl.mu.Unlock()
-	for _, b := range cl.brokers {
-		dst = append(dst, producer.Broker(b))
-	}
+	wc.tc.cl.eachBroker(func(b Broker) { dst = append(dst, producer.Broker(b)) })
 	return dst
 }
 

@@ -134,7 +134,7 @@ func TestReaderIntegrationLeaderless(t *testing.T) {
 // The cluster behind the Reader's and Writer's addresses is rebuilt: every
 // broker stopped, its storage wiped and formatted afresh (a new cluster
 // ID), the topic created again under the same name. The metadata cache
-// forgets what the old cluster told (metadata_cache.go, seenCluster); the
+// forgets what the old cluster told (internal/metadata, Cache.seenCluster); the
 // Reader reads the new log from its start, not at the old offset, and the
 // same Writer writes into the new cluster. Nothing reaches the application
 // as an error.

@@ -1,8 +1,7 @@
-package kafka
+package metadata
 
 import (
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -47,7 +46,7 @@ func testBrokers() []protocol.MetadataResponseBroker {
 	}
 }
 
-func TestClusterMergeMonotonic(t *testing.T) {
+func TestMergeMonotonic(t *testing.T) {
 	type want struct {
 		leader, epoch int
 		isr           int // number of in-sync replicas
@@ -178,95 +177,79 @@ func TestClusterMergeMonotonic(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cl := newCluster(nil, nil)
+			c := New()
 			for _, a := range tt.answers {
-				cl.merge(testBrokers(), a.topics())
+				c.Merge(testBrokers(), a.topics())
 			}
-			p, ok := cl.partition("t", 0)
+			p, ok := c.Partition("t", 0)
 			require.True(t, ok)
 			assert.Equal(t, tt.want.leader, p.Leader.ID, "leader")
 			assert.Equal(t, tt.want.epoch, p.LeaderEpoch, "leader epoch")
 			assert.Len(t, p.Isr, tt.want.isr, "isr")
-			_, gen := cl.topicID("t")
+			_, gen := c.TopicID("t")
 			assert.Equal(t, tt.want.generation, gen, "topic ID generation")
-			ps, ok := cl.topicPartitions("t")
+			ps, ok := c.TopicPartitions("t")
 			require.True(t, ok)
 			assert.Len(t, ps, tt.want.partitions, "partitions")
 			if tt.want.partitions == 1 {
-				_, ok := cl.partition("t", 1)
+				_, ok := c.Partition("t", 1)
 				assert.False(t, ok, "a partition of a deleted incarnation is still cached")
 			}
 		})
 	}
 }
 
-func TestClusterTopicIDGenerations(t *testing.T) {
-	cl := newCluster(nil, nil)
-	id, gen := cl.topicID("t")
+func TestTopicIDGenerations(t *testing.T) {
+	c := New()
+	id, gen := c.TopicID("t")
 	assert.Zero(t, id)
 	assert.Zero(t, gen)
-	cl.merge(testBrokers(), mdAnswer{id: 1, parts: []mdPart{{0, 1, 3, nil}}}.topics())
-	id1, gen := cl.topicID("t")
+	c.Merge(testBrokers(), mdAnswer{id: 1, parts: []mdPart{{0, 1, 3, nil}}}.topics())
+	id1, gen := c.TopicID("t")
 	assert.Equal(t, byte(1), id1[15])
 	assert.Equal(t, 1, gen)
-	cl.merge(testBrokers(), mdAnswer{id: 2, parts: []mdPart{{0, 1, 0, nil}}}.topics())
-	cl.merge(testBrokers(), mdAnswer{id: 1, parts: []mdPart{{0, 1, 4, nil}}}.topics())
-	id2, gen := cl.topicID("t")
+	c.Merge(testBrokers(), mdAnswer{id: 2, parts: []mdPart{{0, 1, 0, nil}}}.topics())
+	c.Merge(testBrokers(), mdAnswer{id: 1, parts: []mdPart{{0, 1, 4, nil}}}.topics())
+	id2, gen := c.TopicID("t")
 	assert.Equal(t, byte(2), id2[15])
 	assert.Equal(t, 2, gen)
-	cl.merge(testBrokers(), mdAnswer{id: 3, parts: []mdPart{{0, 1, 0, nil}}}.topics())
-	_, gen = cl.topicID("t")
+	c.Merge(testBrokers(), mdAnswer{id: 3, parts: []mdPart{{0, 1, 0, nil}}}.topics())
+	_, gen = c.TopicID("t")
 	assert.Equal(t, 3, gen)
-}
-
-func TestControlTimeout(t *testing.T) {
-	for _, tt := range []struct {
-		dial time.Duration
-		want time.Duration
-	}{
-		{0, 3 * time.Second},
-		{10 * time.Second, 2500 * time.Millisecond},
-		{30 * time.Second, 3 * time.Second},
-		{2 * time.Second, time.Second},
-		{500 * time.Millisecond, 500 * time.Millisecond},
-	} {
-		assert.Equal(t, tt.want, controlTimeout(&Dialer{Timeout: tt.dial}), "Dialer.Timeout %v", tt.dial)
-	}
-	assert.Equal(t, defaultControlTimeout, controlTimeout(nil))
 }
 
 // Another cluster behind the same bootstrap addresses: what the cache knew
 // of the first is forgotten (a lower leader epoch is taken, not dropped as
 // stale; brokers it does not have are gone) and the topic's generation
 // moves on, whatever topic ID the new cluster gave it.
-func TestMetadataCacheAnotherCluster(t *testing.T) {
+func TestAnotherCluster(t *testing.T) {
 	answer := func(cluster string, brokers []protocol.MetadataResponseBroker, a mdAnswer) *protocol.MetadataResponse {
 		return &protocol.MetadataResponse{ClusterID: &cluster, Brokers: brokers, Topics: a.topics()}
 	}
-	cl := newCluster(nil, nil)
-	cl.mergeAnswer(answer("A", testBrokers(), mdAnswer{id: 1, parts: []mdPart{{0, 3, 7, nil}, {1, 2, 4, nil}}}))
-	cl.mergeAnswer(answer("A", testBrokers(), mdAnswer{id: 1, parts: []mdPart{{0, 1, 2, nil}}}))
-	p, ok := cl.partition("t", 0)
+	c := New()
+	c.MergeAnswer(answer("A", testBrokers(), mdAnswer{id: 1, parts: []mdPart{{0, 3, 7, nil}, {1, 2, 4, nil}}}))
+	c.MergeAnswer(answer("A", testBrokers(), mdAnswer{id: 1, parts: []mdPart{{0, 1, 2, nil}}}))
+	p, ok := c.Partition("t", 0)
 	require.True(t, ok)
 	require.Equal(t, 7, p.LeaderEpoch, "the same cluster: an older epoch is stale")
-	_, gen := cl.topicID("t")
+	_, gen := c.TopicID("t")
 	require.Equal(t, 1, gen)
 
 	two := testBrokers()[:2]
-	cl.mergeAnswer(answer("B", two, mdAnswer{id: 1, parts: []mdPart{{0, 1, 0, nil}}}))
-	p, ok = cl.partition("t", 0)
+	c.MergeAnswer(answer("B", two, mdAnswer{id: 1, parts: []mdPart{{0, 1, 0, nil}}}))
+	p, ok = c.Partition("t", 0)
 	require.True(t, ok)
 	assert.Equal(t, 1, p.Leader.ID, "the new cluster's leader")
 	assert.Equal(t, 0, p.LeaderEpoch)
-	_, ok = cl.partition("t", 1)
+	_, ok = c.Partition("t", 1)
 	assert.False(t, ok, "a partition only the old cluster had")
-	_, ok = cl.broker(3)
+	_, ok = c.Broker(3)
 	assert.False(t, ok, "a broker only the old cluster had")
-	_, gen = cl.topicID("t")
+	_, gen = c.TopicID("t")
 	assert.Equal(t, 2, gen, "the topic's log is another one")
 
 	// An answer without a cluster ID (Metadata v0–v1) changes nothing.
-	cl.merge(testBrokers()[:2], mdAnswer{id: 1, parts: []mdPart{{0, 2, 1, nil}}}.topics())
-	_, gen = cl.topicID("t")
+	c.Merge(testBrokers()[:2], mdAnswer{id: 1, parts: []mdPart{{0, 2, 1, nil}}}.topics())
+	_, gen = c.TopicID("t")
 	assert.Equal(t, 2, gen)
 }
