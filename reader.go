@@ -573,7 +573,10 @@ func (r *Reader) readLagLoop(ctx context.Context) {
 		// interval, which 300 partition Readers made a steady load.
 		var lag int64
 		var err error
-		if hw, fresh := r.stats.totals.fetchedHighWatermark(tp, r.config.ReadLagInterval); fresh && r.Offset() >= 0 {
+		// An answer within the interval, or within two long polls (a
+		// fetcher between polls), is current.
+		maxAge := max(r.config.ReadLagInterval, 2*r.config.MaxWait)
+		if hw, fresh := r.stats.totals.fetchedHighWatermark(tp, maxAge); fresh && r.Offset() >= 0 {
 			lag = max(0, hw-r.Offset())
 		} else {
 			lctx, cancel := context.WithTimeout(ctx, r.config.ReadLagInterval/2)
