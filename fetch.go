@@ -23,7 +23,7 @@ import (
 //	leader, back off).
 //
 // The router is the partition's replicaSelector (internal/routing, adapted
-// by routing_adapter.go), the one routing state machine of the Reader,
+// by replica_selector.go), the one routing state machine of the Reader,
 // with or without a rack: without one it never leaves the leader, but it
 // still handles leader changes, backoff and metadata refreshes the same
 // way. Its decision says how long to wait: the fetcher adds no wait of its

@@ -3,7 +3,7 @@
 // wait first. It owns every routing wait (the one backoff a fetcher sleeps
 // after an event), the replica cooldowns, the client-side choice and the
 // follower lag bound. It does no I/O, never reads the clock and knows
-// nothing of the kafka package, which (routing_adapter.go) converts its
+// nothing of the kafka package, which (replica_selector.go) converts its
 // metadata into Partition views and classifies its errors into Failure
 // values.
 package routing
