@@ -1,0 +1,113 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rackfetch/kafka-go/protocol"
+)
+
+// clientFuzzKeys are the answers FuzzClientBrokerResponses corrupts.
+var clientFuzzKeys = []protocol.ApiKey{
+	protocol.Metadata, protocol.ListOffsets, protocol.Fetch, protocol.FindCoordinator, protocol.OffsetCommit,
+	protocol.OffsetFetch, protocol.CreateTopics, protocol.ApiVersions,
+}
+
+// clientFuzzFetched is a record a Client fetch returned, or the error that
+// ended the fetch.
+type clientFuzzFetched struct {
+	offset     int64
+	key, value string
+}
+
+// clientFuzzCalls makes the admin calls of one iteration on t/0 (which
+// holds log) and returns the records the fetch delivered and the errors
+// of every call (nil for one that succeeded).
+func clientFuzzCalls(addrs []string) (fetched []clientFuzzFetched, errs []error) {
+	cl := &Client{Addr: TCP(addrs...), Timeout: e2eDeadline, Transport: &Transport{DialTimeout: time.Second}}
+	defer cl.Transport.(*Transport).CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), e2eDeadline)
+	defer cancel()
+	_, err := cl.Metadata(ctx, &MetadataRequest{Topics: []string{"t"}})
+	errs = append(errs, err)
+	_, err = cl.ListOffsets(ctx, &ListOffsetsRequest{Topics: map[string][]OffsetRequest{"t": {FirstOffsetOf(0), LastOffsetOf(0)}}})
+	errs = append(errs, err)
+	_, err = cl.OffsetCommit(ctx, &OffsetCommitRequest{GroupID: "g", GenerationID: -1, Topics: map[string][]OffsetCommit{"t": {{Partition: 0, Offset: 1}}}})
+	errs = append(errs, err)
+	_, err = cl.OffsetFetch(ctx, &OffsetFetchRequest{GroupID: "g", Topics: map[string][]int{"t": {0}}})
+	errs = append(errs, err)
+	_, err = cl.CreateTopics(ctx, &CreateTopicsRequest{Topics: []TopicConfig{{Topic: "n", NumPartitions: 1, ReplicationFactor: 1}}})
+	errs = append(errs, err)
+	res, err := cl.Fetch(ctx, &FetchRequest{Topic: "t", Partition: 0, Offset: 0, MaxBytes: 1 << 20, MaxWait: 50 * time.Millisecond})
+	if err == nil {
+		err = res.Error
+	}
+	for err == nil {
+		var r *Record
+		if r, err = res.Records.ReadRecord(); err != nil {
+			if errors.Is(err, io.EOF) {
+				err = nil
+				break
+			}
+			break
+		}
+		k, _ := ReadAll(r.Key)
+		v, _ := ReadAll(r.Value)
+		fetched = append(fetched, clientFuzzFetched{offset: r.Offset, key: string(k), value: string(v)})
+	}
+	return fetched, append(errs, err)
+}
+
+// TestFuzzClientBrokerResponsesSeeds checks that without corruption every
+// call succeeds and the fetch returns the log.
+func TestFuzzClientBrokerResponsesSeeds(t *testing.T) {
+	c := readerFuzzCluster(t)
+	installMutation(c, newE2EMutation(clientFuzzKeys, 0, 0, e2eXor, 0, nil))
+	fetched, errs := clientFuzzCalls(c.Addrs())
+	for i, err := range errs {
+		require.NoError(t, err, "call %d", i)
+	}
+	log := c.Records("t", 0)
+	require.Len(t, fetched, len(log))
+	requireFetchedFromLog(t, log, fetched, e2eMutation{})
+}
+
+// requireFetchedFromLog checks that a fetch from offset 0 returned records
+// of the log at their offsets, in order, once each.
+func requireFetchedFromLog(t *testing.T, log []protocol.Record, fetched []clientFuzzFetched, m e2eMutation) {
+	last := int64(-1)
+	for _, f := range fetched {
+		require.Greater(t, f.offset, last, "fetched offsets out of order or repeated (%s answers corrupted: %+v)", m.key, m)
+		last = f.offset
+		require.Less(t, f.offset, int64(len(log)), "fetched offset %d past the log (%s answers corrupted: %+v)", f.offset, m.key, m)
+		rec := log[f.offset]
+		require.Equal(t, fmt.Sprintf("%s=%s", rec.Key, rec.Value), f.key+"="+f.value, "record at offset %d (%s answers corrupted: %+v)", f.offset, m.key, m)
+	}
+}
+
+// FuzzClientBrokerResponses makes a Client's admin calls against a fake
+// whose answers of one kind are corrupted: no panic, bounded time,
+// requests and allocations, and a fetch that returns records of the log or
+// an error.
+func FuzzClientBrokerResponses(f *testing.F) {
+	for op := range clientFuzzKeys {
+		f.Add(byte(op), byte(0), byte(e2eXor), uint16(0), []byte(nil))
+		f.Add(byte(op), byte(0), byte(e2eTruncate), uint16(9), []byte(nil))
+		f.Add(byte(op), byte(0), byte(e2eXor), uint16(20), []byte{0xff})
+	}
+	f.Fuzz(func(t *testing.T, op, nth, mode byte, pos uint16, patch []byte) {
+		c := readerFuzzCluster(t)
+		m := newE2EMutation(clientFuzzKeys, op, nth, mode, pos, patch)
+		installMutation(c, m)
+		log := c.Records("t", 0)
+		var fetched []clientFuzzFetched
+		e2eBounded(t, c, m, func() { fetched, _ = clientFuzzCalls(c.Addrs()) })
+		requireFetchedFromLog(t, log, fetched, m)
+	})
+}
