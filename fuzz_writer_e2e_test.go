@@ -20,7 +20,9 @@ const writerFuzzMessages = 4
 
 // writerFuzzWrite writes writerFuzzMessages keyed messages to topic t (two
 // partitions on two brokers) with acks=all and returns the error of the
-// call.
+// call. Attempts that cannot reach a leader (a dial whose handshake
+// answer is corrupted, metadata naming no leader) are retried within
+// DeliveryTimeout, and Close waits for them: it is kept short.
 func writerFuzzWrite(c *fakebroker.Cluster) error {
 	w := &Writer{
 		Addr:            TCP(c.Addrs()...),
@@ -30,6 +32,9 @@ func writerFuzzWrite(c *fakebroker.Cluster) error {
 		WriteBackoffMin: 5 * time.Millisecond,
 		WriteBackoffMax: 20 * time.Millisecond,
 		BatchTimeout:    time.Millisecond,
+		DeliveryTimeout: e2eDeadline,
+		ReadTimeout:     e2eDeadline,
+		WriteTimeout:    e2eDeadline,
 		Transport:       &Transport{DialTimeout: time.Second},
 	}
 	defer w.Close()
