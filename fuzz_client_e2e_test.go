@@ -108,11 +108,7 @@ func requireFetchedFromLog(t *testing.T, log []protocol.Record, fetched []client
 // requests and allocations, and a fetch that returns records of the log or
 // an error.
 func FuzzClientBrokerResponses(f *testing.F) {
-	for op := range clientFuzzKeys {
-		f.Add(byte(op), byte(0), byte(e2eXor), uint16(0), []byte(nil))
-		f.Add(byte(op), byte(0), byte(e2eTruncate), uint16(9), []byte(nil))
-		f.Add(byte(op), byte(0), byte(e2eXor), uint16(20), []byte{0xff})
-	}
+	e2eSeeds(len(clientFuzzKeys), func(op, mode byte, pos uint16, patch []byte) { f.Add(op, byte(0), mode, pos, patch) })
 	f.Fuzz(func(t *testing.T, op, nth, mode byte, pos uint16, patch []byte) {
 		c := readerFuzzCluster(t)
 		m := newE2EMutation(clientFuzzKeys, op, nth, mode, pos, patch)

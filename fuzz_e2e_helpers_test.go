@@ -53,6 +53,16 @@ func newE2EMutation(keys []protocol.ApiKey, op, nth, mode byte, pos uint16, patc
 	}
 }
 
+// e2eSeeds gives add the seeds of every key: the valid answer, the answer
+// cut after a few bytes, and the answer with a byte flipped.
+func e2eSeeds(keys int, add func(op, mode byte, pos uint16, patch []byte)) {
+	for op := 0; op < keys; op++ {
+		add(byte(op), e2eXor, 0, nil)
+		add(byte(op), e2eTruncate, 9, nil)
+		add(byte(op), e2eXor, 20, []byte{0xff})
+	}
+}
+
 // apply returns body corrupted by m.
 func (m e2eMutation) apply(body []byte) []byte {
 	at := 0

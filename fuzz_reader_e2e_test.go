@@ -112,12 +112,10 @@ func TestFuzzReaderBrokerResponsesSeeds(t *testing.T) {
 // not panic, must end in bounded time, requests and allocations, and must
 // deliver only records of the log, in order, once each.
 func FuzzReaderBrokerResponses(f *testing.F) {
-	for op := range readerFuzzKeys {
+	e2eSeeds(len(readerFuzzKeys), func(op, mode byte, pos uint16, patch []byte) {
 		group := op >= 5 // the keys from FindCoordinator on are only sent in a group
-		f.Add(group, byte(op), byte(0), byte(e2eXor), uint16(0), []byte(nil))
-		f.Add(group, byte(op), byte(0), byte(e2eTruncate), uint16(9), []byte(nil))
-		f.Add(group, byte(op), byte(0), byte(e2eXor), uint16(30), []byte{0xff})
-	}
+		f.Add(group, op, byte(0), mode, pos, patch)
+	})
 	f.Fuzz(func(t *testing.T, group bool, op, nth, mode byte, pos uint16, patch []byte) {
 		c := readerFuzzCluster(t)
 		m := newE2EMutation(readerFuzzKeys, op, nth, mode, pos, patch)

@@ -99,11 +99,7 @@ func writerFuzzCluster(t testing.TB) *fakebroker.Cluster {
 // requests and allocations, and must either fail or have written every
 // message (a retry may write one twice; nothing else may be written).
 func FuzzWriterBrokerResponses(f *testing.F) {
-	for op := range writerFuzzKeys {
-		f.Add(byte(op), byte(0), byte(e2eXor), uint16(0), []byte(nil))
-		f.Add(byte(op), byte(0), byte(e2eTruncate), uint16(9), []byte(nil))
-		f.Add(byte(op), byte(0), byte(e2eXor), uint16(20), []byte{0xff})
-	}
+	e2eSeeds(len(writerFuzzKeys), func(op, mode byte, pos uint16, patch []byte) { f.Add(op, byte(0), mode, pos, patch) })
 	f.Fuzz(func(t *testing.T, op, nth, mode byte, pos uint16, patch []byte) {
 		c := writerFuzzCluster(t)
 		m := newE2EMutation(writerFuzzKeys, op, nth, mode, pos, patch)
