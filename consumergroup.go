@@ -19,8 +19,9 @@ package kafka
 //   - ConsumerGroupConfig.isolationLevel: the isolation level of the
 //     ListOffsets that resolves StartOffset LastOffset (ReadCommitted: the
 //     last stable offset rather than the high watermark).
-//   - (*Generation).commitOffsets(offsets, quiet): CommitOffsets, logging a
-//     success only at Debug when quiet.
+//   - (*Generation).commitOffsets(ctx, offsets, quiet): CommitOffsets,
+//     logging a success only at Debug when quiet, and giving up once ctx
+//     ends.
 
 import (
 	"context"
@@ -305,9 +306,10 @@ func (g *Generation) CommitOffsets(offsets map[string]map[int]int64) error {
 	return g.gen.CommitOffsets(offsets, false)
 }
 
-// commitOffsets is CommitOffsets; quiet logs a success only at Debug.
-func (g *Generation) commitOffsets(offsets map[string]map[int]int64, quiet bool) error {
-	return g.gen.CommitOffsets(offsets, quiet)
+// commitOffsets is CommitOffsets; quiet logs a success only at Debug, and
+// it gives up with ctx's error once ctx ends.
+func (g *Generation) commitOffsets(ctx context.Context, offsets map[string]map[int]int64, quiet bool) error {
+	return g.gen.CommitOffsetsContext(ctx, offsets, quiet)
 }
 
 // ConsumerGroup models a Kafka consumer group. A caller doesn't interact with

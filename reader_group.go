@@ -344,7 +344,7 @@ func (g *readerGroup) flush(gen *Generation) {
 	stash := g.stash
 	g.stash = offsetStash{}
 	g.mu.Unlock()
-	if err := g.commitWithRetry(gen, stash); err != nil {
+	if err := g.commitWithRetry(context.Background(), gen, stash); err != nil {
 		g.r.errorf("kafka reader: group %s: committing %v: %v", g.r.config.GroupID, stash, err)
 	}
 }
@@ -392,7 +392,7 @@ func (g *readerGroup) commit(ctx context.Context, msgs []Message) error {
 		g.mu.Unlock()
 		return nil
 	}
-	err = g.commitWithRetry(gen, stash)
+	err = g.commitWithRetry(ctx, gen, stash)
 	if err != nil && generationOver(err) {
 		// Stop returning messages of this generation now, so the caller
 		// waits for the next one rather than spinning.
@@ -431,8 +431,9 @@ func generationOver(err error) bool {
 }
 
 // commitWithRetry commits, retrying errors that are neither the end of
-// the generation nor permanent, up to 3 attempts as kafka-go does.
-func (g *readerGroup) commitWithRetry(gen *Generation, offsets offsetStash) error {
+// the generation nor permanent, up to 3 attempts as kafka-go does, and
+// gives up once ctx (the caller's, for a synchronous commit) ends.
+func (g *readerGroup) commitWithRetry(ctx context.Context, gen *Generation, offsets offsetStash) error {
 	const attempts = 3
 	var err error
 	for i := 0; i < attempts; i++ {
@@ -440,7 +441,8 @@ func (g *readerGroup) commitWithRetry(gen *Generation, offsets offsetStash) erro
 			break
 		}
 		// With CommitInterval 0 a commit per CommitMessages call is no news.
-		if err = gen.commitOffsets(offsets, g.r.config.CommitInterval <= 0); err == nil || generationOver(err) || !isTemporary(err) {
+		err = gen.commitOffsets(ctx, offsets, g.r.config.CommitInterval <= 0)
+		if err == nil || generationOver(err) || !isTemporary(err) || ctx.Err() != nil {
 			return err
 		}
 	}

@@ -159,6 +159,12 @@ func (gen *Generation) Start(fn func(ctx context.Context)) {
 // coordinator looked up again until it goes through or the member's
 // session ran out.
 func (gen *Generation) CommitOffsets(offsets map[string]map[int]int64, quiet bool) error {
+	return gen.CommitOffsetsContext(context.Background(), offsets, quiet)
+}
+
+// CommitOffsetsContext is CommitOffsets that also gives up, with ctx's
+// error, once ctx ends: a caller's deadline bounds a commit it waits for.
+func (gen *Generation) CommitOffsetsContext(ctx context.Context, offsets map[string]map[int]int64, quiet bool) error {
 	if gen.isClosed() {
 		return ErrGenerationEnded
 	}
@@ -167,10 +173,10 @@ func (gen *Generation) CommitOffsets(offsets map[string]map[int]int64, quiet boo
 	}
 	g := gen.group
 	for attempt := 1; ; attempt++ {
-		ctx, cancel := context.WithTimeout(context.Background(), g.cfg.Timeout)
-		conn, err := g.coordinator(ctx)
+		actx, cancel := context.WithTimeout(ctx, g.cfg.Timeout)
+		conn, err := g.coordinator(actx)
 		if err == nil {
-			err = gen.commit(ctx, conn, offsets)
+			err = gen.commit(actx, conn, offsets)
 			g.coordinatorAnswered(conn, err)
 		}
 		cancel()
@@ -182,6 +188,9 @@ func (gen *Generation) CommitOffsets(offsets map[string]map[int]int64, quiet boo
 				g.deps.Log.Commit(quiet, gen.GroupID, gen.ID, fo, "committed offsets of group %s generation %d: %s", gen.GroupID, gen.ID, fo)
 			}
 			return nil
+		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("committing offsets of group %s generation %d: %w", gen.GroupID, gen.ID, ctx.Err())
 		}
 		if !g.coordinatorUnreachable(err) {
 			if g.generationOverError(err) {
@@ -199,8 +208,11 @@ func (gen *Generation) CommitOffsets(offsets map[string]map[int]int64, quiet boo
 			return fmt.Errorf("committing offsets of group %s generation %d: %w", gen.GroupID, gen.ID, err)
 		}
 		g.deps.Log.Printf("committing offsets of group %s generation %d failed (attempt %d, retrying against the coordinator looked up again): %v", gen.GroupID, gen.ID, attempt, err)
-		if !sleep(g.ctx, wait) {
-			return fmt.Errorf("committing offsets of group %s generation %d: %w", gen.GroupID, gen.ID, ErrClosed)
+		if err := sleepBoth(g.ctx, ctx, wait); err != nil {
+			if g.ctx.Err() != nil {
+				err = ErrClosed
+			}
+			return fmt.Errorf("committing offsets of group %s generation %d: %w", gen.GroupID, gen.ID, err)
 		}
 	}
 }
