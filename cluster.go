@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/rackfetch/kafka-go/internal/metadata"
+	"github.com/rackfetch/kafka-go/internal/retry"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
@@ -357,7 +358,7 @@ func (tc *transportCluster) partitionCount(ctx context.Context, topic string, au
 	}
 	var err error
 	for attempt := 0; attempt < attempts; attempt++ {
-		if attempt > 0 && !sleep(ctx, backoff(attempt, bmin, bmax)) {
+		if attempt > 0 && !retry.Sleep(ctx, retry.Backoff(attempt, bmin, bmax)) {
 			return 0, fmt.Errorf("looking up the partitions of %q: %w (last error: %w)", topic, ctx.Err(), err)
 		}
 		rctx, cancel := context.WithTimeout(ctx, timeout)

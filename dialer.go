@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rackfetch/kafka-go/internal/retry"
 	"github.com/rackfetch/kafka-go/protocol"
 	"github.com/rackfetch/kafka-go/sasl"
 )
@@ -163,7 +164,7 @@ func (d *Dialer) lookupPartition(ctx context.Context, network string, address st
 	}
 	defer c.Close()
 	for attempt := 0; ; attempt++ {
-		if attempt > 0 && !sleep(ctx, backoff(attempt, 100*time.Millisecond, 2*time.Second)) {
+		if attempt > 0 && !retry.Sleep(ctx, retry.Backoff(attempt, 100*time.Millisecond, 2*time.Second)) {
 			return Partition{}, [16]byte{}, fmt.Errorf("looking up %s/%d: %w (last error: %w)", topic, partition, ctx.Err(), err)
 		}
 		var partitions []Partition
@@ -300,30 +301,6 @@ func LookupPartition(ctx context.Context, network string, address string, topic 
 // LookupPartitions is a convenience wrapper for DefaultDialer.LookupPartitions.
 func LookupPartitions(ctx context.Context, network string, address string, topic string) ([]Partition, error) {
 	return DefaultDialer.LookupPartitions(ctx, network, address, topic)
-}
-
-// sleep waits for d or until ctx ends, reporting whether it waited fully.
-func sleep(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// backoff grows quadratically from min up to max.
-func backoff(attempt int, min, max time.Duration) time.Duration {
-	d := time.Duration(attempt*attempt) * min
-	if d > max || d <= 0 {
-		d = max
-	}
-	return d
 }
 
 // splitHostPort splits an address, defaulting the port to 9092.

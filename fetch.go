@@ -10,6 +10,7 @@ import (
 
 	"github.com/rackfetch/kafka-go/internal/fetchengine"
 	"github.com/rackfetch/kafka-go/internal/recordqueue"
+	"github.com/rackfetch/kafka-go/internal/retry"
 	"github.com/rackfetch/kafka-go/internal/routing"
 	"github.com/rackfetch/kafka-go/protocol"
 )
@@ -90,7 +91,7 @@ func (f *fetcher) run(ctx context.Context) {
 // FirstOffset/LastOffset position at the leader, retrying until it works.
 func (f *fetcher) init(ctx context.Context) bool {
 	for attempt := 0; ; attempt++ {
-		if attempt > 0 && !sleep(ctx, f.r.backoff(attempt)) {
+		if attempt > 0 && !retry.Sleep(ctx, f.r.backoff(attempt)) {
 			return false
 		}
 		err := f.initOnce(ctx)
@@ -527,7 +528,7 @@ func (f *fetcher) decide(ctx context.Context, ev routeEvent) bool {
 	if validate && !f.validate(ctx) {
 		return false
 	}
-	return sleep(ctx, wait)
+	return retry.Sleep(ctx, wait)
 }
 
 // probe has the share's runtime check whether broker id answers again:

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rackfetch/kafka-go/internal/fetchengine"
+	"github.com/rackfetch/kafka-go/internal/retry"
 )
 
 var (
@@ -606,7 +607,7 @@ func (r *Reader) backoff(attempt int) time.Duration {
 	if attempt < 1 {
 		attempt = 1
 	}
-	return backoff(attempt, r.config.ReadBackoffMin, r.config.ReadBackoffMax)
+	return retry.Backoff(attempt, r.config.ReadBackoffMin, r.config.ReadBackoffMax)
 }
 
 func (r *Reader) logf(format string, args ...interface{}) {

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/rackfetch/kafka-go/internal/retry"
 )
 
 // Group mode of the Reader (ReaderConfig.GroupID): a ConsumerGroup hands
@@ -437,7 +439,7 @@ func (g *readerGroup) commitWithRetry(ctx context.Context, gen *Generation, offs
 	const attempts = 3
 	var err error
 	for i := 0; i < attempts; i++ {
-		if i > 0 && !sleep(g.r.stctx, backoff(i, 100*time.Millisecond, 5*time.Second)) {
+		if i > 0 && !retry.Sleep(g.r.stctx, retry.Backoff(i, 100*time.Millisecond, 5*time.Second)) {
 			break
 		}
 		// With CommitInterval 0 a commit per CommitMessages call is no news.

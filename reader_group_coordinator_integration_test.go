@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackfetch/kafka-go/internal/retry"
 	"github.com/rackfetch/kafka-go/protocol"
 	ktesting "github.com/rackfetch/kafka-go/testing"
 	"github.com/stretchr/testify/require"
@@ -128,7 +129,7 @@ func rgcProduce(t *testing.T, c *ktesting.Cluster, topic string) *rgcProducer {
 					dcancel()
 					if err != nil {
 						boot++
-						sleep(ctx, 100*time.Millisecond)
+						retry.Sleep(ctx, 100*time.Millisecond)
 						continue
 					}
 					conn = c2

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/rackfetch/kafka-go/internal/consumer"
+	"github.com/rackfetch/kafka-go/internal/retry"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
@@ -51,7 +52,7 @@ func (r *Reader) atLeader(ctx context.Context, topic string, partition int, do f
 	var err error
 	for attempt := 0; attempt < leaderAttempts; attempt++ {
 		if attempt > 0 {
-			if !sleep(ctx, r.backoff(attempt)) {
+			if !retry.Sleep(ctx, r.backoff(attempt)) {
 				return fmt.Errorf("%w (last error: %w)", ctx.Err(), err)
 			}
 			if rerr := r.cluster.refresh(ctx, topic); rerr != nil && err == nil {

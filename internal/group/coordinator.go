@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rackfetch/kafka-go/internal/retry"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
@@ -78,7 +79,7 @@ func (g *Group) coordinator(ctx context.Context) (CoordinatorConn, error) {
 		}
 		g.deps.Failures.Set(fmt.Errorf("finding the coordinator of group %s: %w", g.cfg.ID, err))
 		g.deps.Log.Printf("finding the coordinator of group %s (attempt %d, retrying): %v", g.cfg.ID, attempt, err)
-		if !sleep(ctx, backoff(attempt, 50*time.Millisecond, time.Second)) {
+		if !retry.Sleep(ctx, retry.Backoff(attempt, 50*time.Millisecond, time.Second)) {
 			return nil, fmt.Errorf("finding the coordinator of group %s: %w", g.cfg.ID, ctx.Err())
 		}
 	}

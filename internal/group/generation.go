@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/rackfetch/kafka-go/internal/retry"
 )
 
 // Assignment is an assigned partition and the offset it starts at.
@@ -202,7 +204,7 @@ func (gen *Generation) CommitOffsetsContext(ctx context.Context, offsets map[str
 		if g.coordinatorMoved(err) {
 			g.dropCoordinatorConn(conn)
 		}
-		wait := backoff(attempt, 100*time.Millisecond, time.Second)
+		wait := retry.Backoff(attempt, 100*time.Millisecond, time.Second)
 		if left := time.Until(gen.sessionDeadline()); left < wait || g.closing() || gen.isClosed() {
 			g.deps.Log.Errorf("committing offsets of group %s generation %d failed %d times, giving up (session over or group closing): %v", gen.GroupID, gen.ID, attempt, err)
 			return fmt.Errorf("committing offsets of group %s generation %d: %w", gen.GroupID, gen.ID, err)

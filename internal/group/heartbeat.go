@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rackfetch/kafka-go/internal/retry"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
@@ -63,7 +64,7 @@ func (gen *Generation) heartbeatLoop(interval time.Duration) {
 			}
 			g.deps.Log.Printf("heartbeat of group %s generation %d failed (attempt %d, retrying; the member keeps its partitions for %v more): %v",
 				gen.GroupID, gen.ID, failures, time.Until(deadline).Round(time.Millisecond), err)
-			wait = min(backoff(failures, 100*time.Millisecond, interval), time.Until(deadline))
+			wait = min(retry.Backoff(failures, 100*time.Millisecond, interval), time.Until(deadline))
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/rackfetch/kafka-go/internal/retry"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
@@ -197,7 +198,7 @@ func (g *Group) refreshAssigned(ctx context.Context, topics []string) error {
 		if missing == 0 || attempt == 3 {
 			return nil
 		}
-		if !sleep(ctx, backoff(attempt, 100*time.Millisecond, time.Second)) {
+		if !retry.Sleep(ctx, retry.Backoff(attempt, 100*time.Millisecond, time.Second)) {
 			return ctx.Err()
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rackfetch/kafka-go/internal/retry"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
@@ -122,7 +123,7 @@ func (g *Group) listEndOffsets(ctx context.Context, partitions map[string][]int)
 			return nil, lastErr
 		}
 		if attempt > 1 {
-			if !sleep(ctx, backoff(attempt-1, 100*time.Millisecond, time.Second)) {
+			if !retry.Sleep(ctx, retry.Backoff(attempt-1, 100*time.Millisecond, time.Second)) {
 				return nil, ctx.Err()
 			}
 			rctx, cancel := context.WithTimeout(ctx, g.cfg.Timeout)

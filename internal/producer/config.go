@@ -87,12 +87,3 @@ func withErrorLogger(s logSettings, do func(Logger)) {
 		withLogger(s, do)
 	}
 }
-
-// backoff grows quadratically from min up to max.
-func backoff(attempt int, min, max time.Duration) time.Duration {
-	d := time.Duration(attempt*attempt) * min
-	if d > max || d <= 0 {
-		d = max
-	}
-	return d
-}

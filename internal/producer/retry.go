@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/rackfetch/kafka-go/internal/retry"
 )
 
 // ErrEncode marks batches that could not be encoded (compression): not
@@ -72,7 +74,7 @@ func (c *Core[M]) failed(pw *partWriter[M], b *writeBatch[M], err error) {
 		b.moves++
 	}
 	// Leaving a frozen leader is no reason to wait longer at the next.
-	delay := backoff(max(1, b.attempts-b.moves-b.settling), cfg.Settings.WriteBackoffMin(), cfg.Settings.WriteBackoffMax())
+	delay := retry.Backoff(max(1, b.attempts-b.moves-b.settling), cfg.Settings.WriteBackoffMin(), cfg.Settings.WriteBackoffMax())
 	if b.moves > 0 && b.settling < 3 && errors.Is(err, cfg.Errors.Code(codeNotLeaderForPartition)) {
 		// The new leader has not applied its election yet (its metadata
 		// named it a moment ago): it will within milliseconds.

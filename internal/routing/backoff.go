@@ -1,6 +1,10 @@
 package routing
 
-import "time"
+import (
+	"time"
+
+	"github.com/rackfetch/kafka-go/internal/retry"
+)
 
 // The router owns every wait of a fetcher between two fetches: the
 // decision's Backoff is the only one it sleeps. Routing's own waits (a
@@ -16,7 +20,7 @@ func (s *Selector) eventBackoff(ev Event) time.Duration {
 	switch ev.Kind {
 	case EventFetchError, EventDialFailed:
 		s.failures++
-		return errorBackoff(s.failures, s.cfg.ErrorBackoffMin, s.cfg.ErrorBackoffMax)
+		return retry.Backoff(s.failures, s.cfg.ErrorBackoffMin, s.cfg.ErrorBackoffMax)
 	case EventFetched:
 		s.failures = 0
 		if ev.Empty && ev.Preferred < 0 && !ev.LongPolled {
@@ -25,14 +29,4 @@ func (s *Selector) eventBackoff(ev Event) time.Duration {
 		}
 	}
 	return 0
-}
-
-// errorBackoff is the wait after the n-th failure in a row (n ≥ 1): n² ×
-// min, at most max.
-func errorBackoff(n int, min, max time.Duration) time.Duration {
-	d := time.Duration(n*n) * min
-	if d > max || d <= 0 {
-		d = max
-	}
-	return d
 }

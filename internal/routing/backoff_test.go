@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rackfetch/kafka-go/internal/retry"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -24,7 +25,7 @@ func TestErrorBackoffGrowth(t *testing.T) {
 		{1 << 40, 100 * ms, time.Second, time.Second}, // overflow: the bound
 		{2, 10 * ms, 5 * ms, 5 * ms},                  // max below min: max
 	} {
-		assert.Equal(t, tc.want, errorBackoff(tc.n, tc.min, tc.max), "n=%d min=%v max=%v", tc.n, tc.min, tc.max)
+		assert.Equal(t, tc.want, retry.Backoff(tc.n, tc.min, tc.max), "n=%d min=%v max=%v", tc.n, tc.min, tc.max)
 	}
 }
 
