@@ -176,11 +176,16 @@ func TestReaderRackFollowerStalls(t *testing.T) {
 	}
 }
 
-// The leader gets the whole ReadBatchTimeout: ReplicaStallTimeout never
-// cuts a fetch from it.
+// A leader no follower can stand in for gets the whole ReadBatchTimeout:
+// ReplicaStallTimeout never cuts a fetch from it.
 func TestReaderRackLeaderNotCutByStallTimeout(t *testing.T) {
 	c := rtRackCluster(t, false) // no selector: every fetch goes to the leader
 	rtAppend(c, 0, 0, 4)
+	// The leader alone in sync: no follower can stand in for it (with one,
+	// a stalled leader is left: TestReaderLeaderUnreachableFollowerServes).
+	st := c.Partition("t", 0)
+	st.ISR = []int32{st.Leader}
+	c.SetPartition("t", 0, st)
 	release := make(chan struct{})
 	leader := c.Broker(1)
 	// The first fetch is held 20x longer than MaxWait + ReplicaStallTimeout
