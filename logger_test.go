@@ -149,7 +149,7 @@ func TestReaderGroupSyncCommitsNotLogged(t *testing.T) {
 	r := rtGroupReader(t, c, "g-log", func(cfg *ReaderConfig) { cfg.Logger = plain })
 	rtReadGroup(t, r, 3, map[int]int64{0: 0})
 	require.NoError(t, r.Close())
-	assert.Empty(t, plain.find("committed offsets"), "commit lines in %q", plain.lines)
+	assert.Empty(t, plain.find("committed offsets"), "commit lines in %q", plain.all())
 
 	h := &slogRecords{}
 	r2 := rtGroupReader(t, c, "g-log", func(cfg *ReaderConfig) { cfg.Logger = NewSlogAdapter(slog.New(h), slog.LevelInfo) })

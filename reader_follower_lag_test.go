@@ -64,7 +64,7 @@ func TestReaderFollowerLagLeavesForLeader(t *testing.T) {
 	t.Logf("left the follower after %v; %d fetches at it meanwhile (%.1f/s)", waited, fetches, float64(fetches)/waited.Seconds())
 	assert.Less(t, waited, 2*time.Second, "the follower was left later than MaxFollowerLag (+ slack)")
 	assert.LessOrEqual(t, fetches, 10, "the reader spun at the follower")
-	assert.NotEmpty(t, log.find("broker 2 (rack b) → broker 1 (rack a), follower lagging"), "no reroute line in %q", log.lines)
+	assert.NotEmpty(t, log.find("broker 2 (rack b) → broker 1 (rack a), follower lagging"), "no reroute line in %q", log.all())
 	rt := r.Stats().Routing[0]
 	assert.Equal(t, int64(1), rt.Reroutes[RerouteFollowerLagging])
 	assert.Equal(t, 1, rt.Broker)

@@ -31,7 +31,7 @@ func TestReaderGroupCoordinatorLoadingLogsBelowError(t *testing.T) {
 
 	errs.mu.Lock()
 	defer errs.mu.Unlock()
-	assert.Empty(t, errs.lines, "ErrorLogger lines")
+	assert.Empty(t, errs.all(), "ErrorLogger lines")
 	assert.NotEmpty(t, info.find("finding the coordinator"), "the coordinator lookup retried at Logger")
 	assert.NotEmpty(t, info.find(GroupLoadInProgress.Error()), "the join retried at Logger")
 }

@@ -177,7 +177,7 @@ func TestReaderGroupTopicRecreatedThenRebalance(t *testing.T) {
 			generations := func() (n int) {
 				log.mu.Lock()
 				defer log.mu.Unlock()
-				for _, l := range log.lines {
+				for _, l := range log.all() {
 					if strings.Contains(l, ": assigned ") {
 						n++
 					}
@@ -227,7 +227,7 @@ func TestReaderGroupWaitsForCoordinator(t *testing.T) {
 		t.Errorf("%d JoinGroup requests, want more than the %d refused", n, notReady)
 	}
 	if infoLog.find("Not Coordinator") == "" {
-		t.Errorf("the refusals were not logged: %q", infoLog.lines)
+		t.Errorf("the refusals were not logged: %q", infoLog.all())
 	}
 	if s := errLog.find("Not Coordinator"); s != "" {
 		t.Errorf("a refusal was logged at ErrorLogger: %q", s)

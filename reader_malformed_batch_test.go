@@ -157,7 +157,7 @@ func TestReaderFetchCutAtMaxBytes(t *testing.T) {
 			})
 			rtExpect(t, r, 0, 24)
 			assert.GreaterOrEqual(t, cuts.Load(), int32(2), "answers ending inside a batch")
-			assert.Empty(t, errLog.lines)
+			assert.Empty(t, errLog.all())
 			assert.Zero(t, r.Stats().Errors)
 		})
 	}

@@ -71,11 +71,11 @@ func TestReaderCorruptBatchPastHighWatermark(t *testing.T) {
 
 			require.GreaterOrEqual(t, edited.Load(), int32(2), "no answer ended with the corrupt batch")
 			st := r.Stats()
-			assert.Zero(t, st.Errors, "errors: %q", errLog.lines)
-			assert.Empty(t, errLog.lines)
+			assert.Zero(t, st.Errors, "errors: %q", errLog.all())
+			assert.Empty(t, errLog.all())
 			if follower {
 				require.Len(t, st.Routing, 1)
-				assert.Equal(t, 2, st.Routing[0].Broker, "the follower was left: %q", log.lines)
+				assert.Equal(t, 2, st.Routing[0].Broker, "the follower was left: %q", log.all())
 				assert.Empty(t, log.find("follower failed"))
 				assert.Zero(t, c.Broker(3).Requests(protocol.Fetch))
 			}

@@ -84,7 +84,7 @@ func TestReaderWaitsForOffsetPastLogEnd(t *testing.T) {
 	assert.GreaterOrEqual(t, time.Since(t0), 6*backoffMin, "the retries do not back off")
 	require.Empty(t, msgs, "delivered while the offset does not exist")
 	require.Empty(t, errs, "an error reached the application")
-	assert.NotEmpty(t, errLog.find("past the last offset for partition 0 of t at offset 42"), "the wait is not logged: %q", errLog.lines)
+	assert.NotEmpty(t, errLog.find("past the last offset for partition 0 of t at offset 42"), "the wait is not logged: %q", errLog.all())
 
 	for from := 10; from < 50; from += 8 {
 		rtAppend(c, 0, from, 8)

@@ -60,7 +60,7 @@ func TestReaderRackCheckFetchTooOld(t *testing.T) {
 
 	// The broker is dialed before it is fetched from: found by now.
 	lines := rcLines(errs, rcLine)
-	require.Len(t, lines, 1, "error log: %q", errs.lines)
+	require.Len(t, lines, 1, "error log: %q", errs.all())
 	assert.Contains(t, lines[0], "(brokers below Fetch v11): broker 1 supports Fetch up to v10")
 	assert.Empty(t, rcLines(info, rcLine), "the Logger gets it only without an ErrorLogger")
 	st := r.Stats()
@@ -77,7 +77,7 @@ func TestReaderRackCheckNoBrokerInRack(t *testing.T) {
 
 	// Without an ErrorLogger the line goes to the Logger.
 	lines := rcLines(info, rcLine)
-	require.Len(t, lines, 1, "log: %q", info.lines)
+	require.Len(t, lines, 1, "log: %q", info.all())
 	assert.Contains(t, lines[0], `(no broker in the client's rack): no broker is in rack "us-east-1a"; the brokers' racks are "a", "b", "c"`)
 	st := r.Stats()
 	require.Len(t, st.RackInactive, 1)
@@ -164,7 +164,7 @@ func TestReaderRackCheckWarnsThroughSlogDefault(t *testing.T) {
 			}
 			if tc.logger {
 				assert.Empty(t, warned, "slog.Default() used although a Logger was given")
-				assert.Len(t, rcLines(info, rcLine), 1, "log: %q", info.lines)
+				assert.Len(t, rcLines(info, rcLine), 1, "log: %q", info.all())
 				return
 			}
 			assert.Equal(t, []string{"WARN kafka reader: rack-aware fetching is inactive"}, warned,

@@ -70,7 +70,7 @@ func TestReaderTransientFailuresNotReturned(t *testing.T) {
 	require.Eventually(t, func() bool {
 		errLog.mu.Lock()
 		defer errLog.mu.Unlock()
-		return len(errLog.lines) >= 3
+		return len(errLog.all()) >= 3
 	}, 10*time.Second, 10*time.Millisecond)
 	c.SetLeader("t", 0, 2)
 	rtAppend(c, 0, 4, 4)
@@ -181,7 +181,7 @@ func TestReaderTopicRecreated(t *testing.T) {
 	assert.NotEmpty(t, errLog.find("deleted and created again"))
 	if t.Failed() {
 		errLog.mu.Lock()
-		for _, l := range errLog.lines {
+		for _, l := range errLog.all() {
 			t.Log(l)
 		}
 		errLog.mu.Unlock()

@@ -51,7 +51,7 @@ func TestReaderRackReadsFromSameRackReplica(t *testing.T) {
 		}
 	}
 	if log.find("broker 1 (rack a) → broker 2 (rack b), preferred replica") == "" {
-		t.Errorf("no reroute line in %q", log.lines)
+		t.Errorf("no reroute line in %q", log.all())
 	}
 	st := r.Stats()
 	rt := st.Routing[0]
@@ -94,7 +94,7 @@ func TestReaderRackFollowerFails(t *testing.T) {
 	rtAppend(c, 0, 16, 4)
 	rtExpect(t, r, 16, 4)
 	if log.find("broker 2 (rack b) → broker 1 (rack a), follower failed") == "" {
-		t.Errorf("no failover line in %q", log.lines)
+		t.Errorf("no failover line in %q", log.all())
 	}
 	if st := r.Stats(); st.Routing[0].Broker != 1 {
 		t.Errorf("routing: %+v", st.Routing)
@@ -169,7 +169,7 @@ func TestReaderRackFollowerStalls(t *testing.T) {
 	rtAppend(c, 0, 16, 4)
 	rtExpect(t, r, 16, 4)
 	if log.find("broker 2 (rack b) → broker 1 (rack a), follower failed") == "" {
-		t.Errorf("no failover line in %q", log.lines)
+		t.Errorf("no failover line in %q", log.all())
 	}
 	if st := r.Stats(); st.Routing[0].Broker != 1 {
 		t.Errorf("routing after the stall: %+v", st.Routing[0])

@@ -51,6 +51,13 @@ func (l *rtLogger) Printf(format string, args ...interface{}) {
 	l.mu.Unlock()
 }
 
+// all returns the lines logged so far.
+func (l *rtLogger) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.lines...)
+}
+
 func (l *rtLogger) find(sub string) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -329,7 +336,7 @@ func TestReaderLeaderChange(t *testing.T) {
 		t.Error("the position was not checked at the new leader")
 	}
 	if s := log.find("broker 1 (rack none) → broker 2 (rack none), leader changed"); s == "" {
-		t.Errorf("no reroute log line in %q", log.lines)
+		t.Errorf("no reroute log line in %q", log.all())
 	}
 	st := r.Stats()
 	if st.Routing[0].Broker != 2 || st.Routing[0].Reroutes[RerouteLeaderChanged] != 1 {
@@ -354,7 +361,7 @@ func TestReaderOffsetOutOfRange(t *testing.T) {
 		}
 		rtExpect(t, r, 10, 10)
 		if log.find("moving to offset 10") == "" {
-			t.Errorf("reset not logged: %q", log.lines)
+			t.Errorf("reset not logged: %q", log.all())
 		}
 	})
 	t.Run("reset to last", func(t *testing.T) {
@@ -409,7 +416,7 @@ func TestReaderTruncationDetected(t *testing.T) {
 	c.SetLeader("t", 0, 2)
 	rtExpect(t, r, 7, 3) // the records now at 7..9 (the fake keeps the same ones)
 	if log.find("log truncated") == "" {
-		t.Errorf("truncation not reported: %q", log.lines)
+		t.Errorf("truncation not reported: %q", log.all())
 	}
 	req := c.Broker(2).Received(protocol.OffsetForLeaderEpoch)
 	if len(req) == 0 || req[0].Request.(*protocol.OffsetForLeaderEpochRequest).Topics[0].Partitions[0].LeaderEpoch != 0 {
