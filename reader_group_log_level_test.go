@@ -29,8 +29,6 @@ func TestReaderGroupCoordinatorLoadingLogsBelowError(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "v0", string(m.Value))
 
-	errs.mu.Lock()
-	defer errs.mu.Unlock()
 	assert.Empty(t, errs.all(), "ErrorLogger lines")
 	assert.NotEmpty(t, info.find("finding the coordinator"), "the coordinator lookup retried at Logger")
 	assert.NotEmpty(t, info.find(GroupLoadInProgress.Error()), "the join retried at Logger")

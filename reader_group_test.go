@@ -175,8 +175,6 @@ func TestReaderGroupTopicRecreatedThenRebalance(t *testing.T) {
 			a := rtGroupReader(t, c, group, func(cfg *ReaderConfig) { cfg.Logger = log })
 			rtReadGroup(t, a, 8, map[int]int64{0: 0})
 			generations := func() (n int) {
-				log.mu.Lock()
-				defer log.mu.Unlock()
 				for _, l := range log.all() {
 					if strings.Contains(l, ": assigned ") {
 						n++

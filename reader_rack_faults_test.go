@@ -68,8 +68,6 @@ func TestReaderTransientFailuresNotReturned(t *testing.T) {
 	c.Broker(1).Stop()
 	// Several failures, each enough for the old rule to return it.
 	require.Eventually(t, func() bool {
-		errLog.mu.Lock()
-		defer errLog.mu.Unlock()
 		return len(errLog.all()) >= 3
 	}, 10*time.Second, 10*time.Millisecond)
 	c.SetLeader("t", 0, 2)
@@ -180,11 +178,9 @@ func TestReaderTopicRecreated(t *testing.T) {
 	}
 	assert.NotEmpty(t, errLog.find("deleted and created again"))
 	if t.Failed() {
-		errLog.mu.Lock()
 		for _, l := range errLog.all() {
 			t.Log(l)
 		}
-		errLog.mu.Unlock()
 	}
 }
 
