@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rackfetch/kafka-go/internal/metadata"
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
@@ -202,7 +203,7 @@ func (lw *leaderWatch) pollLeaders(ctx context.Context, topics []string, targets
 	if len(targets) == 0 {
 		return errors.New("no broker to ask")
 	}
-	req := metadataRequest(topics)
+	req := metadata.Request(topics, false)
 	var lastErr error
 	ok := false
 	for _, b := range targets {
@@ -227,15 +228,6 @@ func (lw *leaderWatch) pollLeaders(ctx context.Context, topics []string, targets
 	}
 	lw.polled = time.Now()
 	return nil
-}
-
-// metadataRequest asks for the metadata of topics, without creating them.
-func metadataRequest(topics []string) *protocol.MetadataRequest {
-	req := &protocol.MetadataRequest{}
-	for _, t := range topics {
-		req.Topics = append(req.Topics, protocol.MetadataRequestTopic{Name: t})
-	}
-	return req
 }
 
 // pollAt sends req to broker b, on the poll connection to b (dialed when
