@@ -67,10 +67,13 @@ func (l *link) pipe(d direction, src, dst net.Conn, count interface{ Add(int64) 
 			if !l.sleep(time.Until(c.due)) || !pa.waitOpen(d, l.done) {
 				return
 			}
-			if _, err := dst.Write(c.data); err != nil {
+			// Counted before the write: the peer may read (and a test look at the
+			// counters) before Write returns. What did not go out is taken back.
+			count.Add(int64(len(c.data)))
+			if n, err := dst.Write(c.data); err != nil {
+				count.Add(-int64(len(c.data) - n))
 				return
 			}
-			count.Add(int64(len(c.data)))
 		}
 	}()
 	defer close(queue)
