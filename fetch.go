@@ -65,6 +65,11 @@ type fetcher struct {
 	// (reader_runtime.go).
 	leaderEndSeen uint64
 
+	// keepFn is keep, made once; keptMeta is the metadata version keep
+	// last found to say nothing new of the partition (keep's own).
+	keepFn   func() bool
+	keptMeta uint64
+
 	dec      recordqueue.Decoder
 	failures int // consecutive failures to reach the partition, for MaxAttempts
 	// unknownSince: when the partition's topic started being unknown to
@@ -73,7 +78,9 @@ type fetcher struct {
 }
 
 func newFetcher(r *Reader, tp topicPartition, offset int64, gen int64) *fetcher {
-	return &fetcher{r: r, tp: tp, gen: gen, offset: offset, epoch: -1, now: time.Now, routed: -1, served: -1, dec: recordqueue.Decoder{KafkaError: kafkaError}}
+	f := &fetcher{r: r, tp: tp, gen: gen, offset: offset, epoch: -1, now: time.Now, routed: -1, served: -1, dec: recordqueue.Decoder{KafkaError: kafkaError}}
+	f.keepFn = f.keep
+	return f
 }
 
 // run fetches until ctx ends or the generation is over.
@@ -418,6 +425,7 @@ func (f *fetcher) want(broker int) fetchengine.Want {
 		// fetch of it may take, a follower's under the stall timeout
 		// (the leader is there to go back to).
 		DialTimeout: r.config.MaxWait + r.config.ReadBatchTimeout,
+		Keep:        f.keepFn,
 	}
 	// A leader with an in-sync follower to stand in for it is bounded as
 	// a follower is: a black-holed path to it is left within the stall

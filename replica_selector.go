@@ -161,6 +161,10 @@ func (s *replicaSelector) current() int { return s.rs.Current() }
 // leader become unreachable now (internal/routing/leaderpath.go).
 func (s *replicaSelector) standIn(now time.Time) bool { return s.rs.HasStandIn(now) }
 
+// quiet reports until when only fetch answers or metadata can move the
+// partition's reads (routing.Selector.Quiet).
+func (s *replicaSelector) quiet(now time.Time) (time.Time, bool) { return s.rs.Quiet(now) }
+
 // partition returns the partition's metadata as the router accepted it:
 // the one view of leader, epoch and ISR the fetcher acts on.
 func (s *replicaSelector) partition() Partition { return s.part }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,7 +37,7 @@ func rackfetchPartitions(ctx context.Context, s Spec, w *wire.Wire, read func())
 	readers := make([]*kafka.Reader, s.Partitions)
 	for p := range readers {
 		readers[p] = kafka.NewReader(kafka.ReaderConfig{Brokers: s.Brokers, Topic: s.Topic, Partition: p,
-			Rack: s.Rack, Dialer: d})
+			Rack: s.Rack, Dialer: d, Logger: debugLogger(), ErrorLogger: debugLogger()})
 	}
 	err := each(len(readers), func(p int) error { return readRackfetch(ctx, readers[p], read) })
 	for _, r := range readers {
@@ -49,7 +51,7 @@ func rackfetchPartitions(ctx context.Context, s Spec, w *wire.Wire, read func())
 func rackfetchGroup(ctx context.Context, s Spec, w *wire.Wire, read func()) error {
 	d := &kafka.Dialer{Timeout: 10 * time.Second, DualStack: true, DialFunc: w.Dial}
 	r := kafka.NewReader(kafka.ReaderConfig{Brokers: s.Brokers, Topic: s.Topic, GroupID: s.GroupID,
-		StartOffset: kafka.FirstOffset, Rack: s.Rack, Dialer: d})
+		StartOffset: kafka.FirstOffset, Rack: s.Rack, Dialer: d, Logger: debugLogger(), ErrorLogger: debugLogger()})
 	err := readRackfetch(ctx, r, read)
 	if cerr := r.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("closing the Reader: %w", cerr)
@@ -158,4 +160,25 @@ func each(n int, f func(i int) error) error {
 		return *p
 	}
 	return nil
+}
+
+// logEnv names a file the child writes this library's log lines to, for
+// looking into one run (none by default: the run measures the defaults).
+const logEnv = "BENCH_IDLE_LOG"
+
+var debugLog struct {
+	once sync.Once
+	l    kafka.Logger
+}
+
+// debugLogger is the Logger of logEnv's file, or nil.
+func debugLogger() kafka.Logger {
+	debugLog.once.Do(func() {
+		if path := os.Getenv(logEnv); path != "" {
+			if f, err := os.Create(path); err == nil {
+				debugLog.l = log.New(f, "", log.Lmicroseconds)
+			}
+		}
+	})
+	return debugLog.l
 }

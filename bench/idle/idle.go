@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -182,16 +183,27 @@ func measure(s Spec) Report {
 // for looking into one run.
 const profileEnv = "BENCH_IDLE_CPUPROFILE"
 
+// traceEnv names a file the child writes an execution trace of the window to:
+// at idle a CPU profile has too few samples, the trace shows every wakeup.
+const traceEnv = "BENCH_IDLE_TRACE"
+
 func profileWindow() (stop func()) {
-	path := os.Getenv(profileEnv)
-	if path == "" {
-		return func() {}
+	var stops []func()
+	if path := os.Getenv(profileEnv); path != "" {
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
+		}
 	}
-	f, err := os.Create(path)
-	if err != nil || pprof.StartCPUProfile(f) != nil {
-		return func() {}
+	if path := os.Getenv(traceEnv); path != "" {
+		if f, err := os.Create(path); err == nil && trace.Start(f) == nil {
+			stops = append(stops, func() { trace.Stop(); f.Close() })
+		}
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }
+	return func() {
+		for _, s := range stops {
+			s()
+		}
+	}
 }
 
 func cpuSeconds() float64 {

@@ -110,6 +110,13 @@ type Want struct {
 	StallTimeout time.Duration
 	// DialTimeout bounds connecting to the broker.
 	DialTimeout time.Duration
+	// Keep, when set, lets the fetch go on waiting across answers that
+	// leave the partition out of the broker's incremental fetch session
+	// (no records, the same watermarks, no error, no replica named) while
+	// it reports true: the caller has nothing to decide on such an answer,
+	// and an idle partition then costs it no wakeup per long poll. The
+	// engine calls it with its lock held while the caller waits in Fetch.
+	Keep func() bool
 }
 
 // Result is a partition's part of a response.
@@ -228,6 +235,7 @@ type Stats struct {
 	Requests    int64 // Fetch requests answered
 	Incremental int64 // of which in an incremental fetch session
 	Partitions  int64 // partitions answered over all requests
+	Kept        int64 // answers a caller was spared: its fetch went on waiting (Want.Keep)
 }
 
 // Stats returns the engine's counters.
@@ -875,6 +883,14 @@ func (ln *lane) answer(batch []*waiter, resp *protocol.FetchResponse, base Resul
 		k := s.key
 		if resp != nil {
 			r.Partition = find(resp, w.want)
+			if r.Partition == nil && ln.keeps(w, base) {
+				// No news for it: it waits for the next request,
+				// drained now (the broker had nothing past its offset).
+				w.want.Drained = true
+				l.pending[s] = w
+				e.stats.Kept++
+				continue
+			}
 			if r.Partition != nil {
 				ln.sess.saw(k, r.Partition)
 			} else if ln.sess.incremental() {
@@ -896,6 +912,16 @@ func (ln *lane) answer(batch []*waiter, resp *protocol.FetchResponse, base Resul
 		}
 		w.done <- r
 	}
+}
+
+// keeps reports whether w, which the incremental response just answered
+// left out, goes on waiting instead of being answered empty (Want.Keep):
+// not on a throttled answer (the caller backs off), nor when a newer fetch
+// of the partition waits already; e.mu held.
+func (ln *lane) keeps(w *waiter, base Result) bool {
+	k := slotOf(w.want)
+	return w.want.Keep != nil && base.Err == nil && base.Throttle == 0 && ln.sess.incremental() &&
+		ln.l.pending[k] == nil && ln.sess.unchanged(k.key) != nil && w.want.Keep()
 }
 
 func find(resp *protocol.FetchResponse, w Want) *protocol.FetchResponsePartition {
