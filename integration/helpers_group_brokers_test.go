@@ -14,13 +14,6 @@ import (
 	ktesting "github.com/rackfetch/kafka-go/testing"
 )
 
-// rgiClient is a Client of the cluster for the brokers' view.
-func rgiClient(t *testing.T, c *ktesting.Cluster) *kafka.Client {
-	tr := &kafka.Transport{}
-	t.Cleanup(tr.CloseIdleConnections)
-	return &kafka.Client{Addr: kafka.TCP(c.Brokers...), Timeout: 5 * time.Second, Transport: tr}
-}
-
 // rgiLeaders returns the leader of each partition of topic, as a live
 // broker sees it.
 func rgiLeaders(t *testing.T, c *ktesting.Cluster, topic string, partitions int) map[int]int {
@@ -54,7 +47,7 @@ func rgiLeadBack(t *testing.T, c *ktesting.Cluster, topic string, partitions, id
 	for i := range ps {
 		ps[i] = i
 	}
-	cl := rgiClient(t, c)
+	cl := cmetaClient(t, c)
 	eventually(t, 45*time.Second, fmt.Sprintf("broker %d leading a partition of %s again", id, topic), func() bool {
 		for _, l := range rgiLeaders(t, c, topic, partitions) {
 			if l == id {
@@ -70,16 +63,34 @@ func rgiLeadBack(t *testing.T, c *ktesting.Cluster, topic string, partitions, id
 	})
 }
 
-// rgiEnds returns the end offset (high watermark) of each partition.
+// rgiEnds returns the end offset (high watermark) of each partition at its
+// leader, as named by the broker with the newest leader epoch: a broker just
+// resumed from SIGSTOP still names itself for a moment and would report a
+// stale end.
 func rgiEnds(t *testing.T, c *ktesting.Cluster, topic string, partitions int) map[int]int64 {
 	t.Helper()
-	ends := map[int]int64{}
 	d := &kafka.Dialer{ClientID: "kafka-go-rg-itest", Timeout: 5 * time.Second}
+	ends := map[int]int64{}
 	for part := 0; part < partitions; part++ {
 		eventually(t, 30*time.Second, fmt.Sprintf("end offset of %s/%d", topic, part), func() bool {
+			best := kafka.Partition{LeaderEpoch: -2}
+			for _, addr := range c.Brokers {
+				ps, err := partitionsOn(addr, topic)
+				if err != nil {
+					continue
+				}
+				for _, p := range ps {
+					if p.ID == part && p.Leader.ID >= 0 && p.LeaderEpoch > best.LeaderEpoch {
+						best = p
+					}
+				}
+			}
+			if best.LeaderEpoch == -2 {
+				return false
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			conn, err := d.DialLeader(ctx, "tcp", c.Brokers[0], topic, part)
+			conn, err := d.DialPartition(ctx, "tcp", "", best)
 			if err != nil {
 				return false
 			}
@@ -96,7 +107,7 @@ func rgiEnds(t *testing.T, c *ktesting.Cluster, topic string, partitions int) ma
 // rgiCoordinatorID is the broker coordinating group.
 func rgiCoordinatorID(t *testing.T, c *ktesting.Cluster, group string) int {
 	t.Helper()
-	cl := rgiClient(t, c)
+	cl := cmetaClient(t, c)
 	id := -1
 	eventually(t, 30*time.Second, "coordinator of "+group, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -119,7 +130,7 @@ func rgiCommitted(t *testing.T, c *ktesting.Cluster, group, topic string, partit
 	for i := range ps {
 		ps[i] = i
 	}
-	cl := rgiClient(t, c)
+	cl := cmetaClient(t, c)
 	out := map[int]int64{}
 	eventually(t, 30*time.Second, "committed offsets of "+group, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -37,23 +37,6 @@ func rgcGroup(t *testing.T, c *ktesting.Cluster, prefix string, excluded int) (s
 	return "", 0
 }
 
-// rgcLeaders returns the leader of each partition of topic.
-func rgcLeaders(t *testing.T, c *ktesting.Cluster, topic string) map[int]int {
-	t.Helper()
-	d := &kafka.Dialer{ClientID: "kafka-go-rgc-itest", Timeout: 5 * time.Second}
-	conn, err := d.Dial("tcp", c.Brokers[0])
-	require.NoError(t, err)
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(5 * time.Second))
-	ps, err := conn.ReadPartitions(topic)
-	require.NoError(t, err)
-	out := map[int]int{}
-	for _, p := range ps {
-		out[p.ID] = p.Leader.ID
-	}
-	return out
-}
-
 // rgcProducer writes to each partition from a goroutine of its own (a
 // frozen leader stalls only its partitions), acks=all, redialing the
 // leader after failures. It records when each message was acknowledged
@@ -288,59 +271,12 @@ func rgcSetup(t *testing.T) (c *ktesting.Cluster, topic string, coord int, spy *
 	return c, topic, coord, spy, p, cs
 }
 
-// rgcEnds returns the end offset (high watermark) of each partition at its
-// leader, as named by the broker with the newest leader epoch: a broker just
-// resumed from SIGSTOP still names itself for a moment and would report a
-// stale end.
-func rgcEnds(t *testing.T, c *ktesting.Cluster, topic string) map[int]int64 {
-	t.Helper()
-	d := &kafka.Dialer{ClientID: "kafka-go-rgc-itest", Timeout: 5 * time.Second}
-	ends := map[int]int64{}
-	for part := 0; part < rgcPartitions; part++ {
-		eventually(t, 30*time.Second, fmt.Sprintf("end offset of %s/%d", topic, part), func() bool {
-			best := kafka.Partition{LeaderEpoch: -2}
-			for _, addr := range c.Brokers {
-				conn, err := d.Dial("tcp", addr)
-				if err != nil {
-					continue
-				}
-				conn.SetDeadline(time.Now().Add(5 * time.Second))
-				ps, err := conn.ReadPartitions(topic)
-				conn.Close()
-				if err != nil {
-					continue
-				}
-				for _, p := range ps {
-					if p.ID == part && p.Leader.ID >= 0 && p.LeaderEpoch > best.LeaderEpoch {
-						best = p
-					}
-				}
-			}
-			if best.LeaderEpoch == -2 {
-				return false
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			conn, err := d.DialPartition(ctx, "tcp", "", best)
-			if err != nil {
-				return false
-			}
-			defer conn.Close()
-			conn.SetDeadline(time.Now().Add(5 * time.Second))
-			end, err := conn.ReadLastOffset()
-			ends[part] = end
-			return err == nil
-		})
-	}
-	return ends
-}
-
 // rgcFinish stops the producer, waits until the reader delivered every
 // offset written, and checks each offset came once, in order, with no
 // error returned.
 func rgcFinish(t *testing.T, c *ktesting.Cluster, topic string, p *rgcProducer, cs *rgcConsumer) {
 	p.stop()
-	ends := rgcEnds(t, c, topic)
+	ends := rgiEnds(t, c, topic, rgcPartitions)
 	eventually(t, 60*time.Second, fmt.Sprintf("every offset up to %v delivered", ends), func() bool { return cs.reached(ends) })
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
@@ -376,7 +312,7 @@ func TestReaderGroupNonCoordinatorKillNoRebalance(t *testing.T) {
 	if victim == coord {
 		victim = brokerInRack(t, c, "c")
 	}
-	leaders := rgcLeaders(t, c, topic)
+	leaders := rgiLeaders(t, c, topic, rgcPartitions)
 	t.Logf("coordinator: broker %d; killing broker %d; leaders %v", coord, victim, leaders)
 	steady := time.Now()
 	cs.measure()
@@ -400,7 +336,7 @@ func TestReaderGroupFrozenCoordinatorKeepsDelivering(t *testing.T) {
 		t.Skip("integration test")
 	}
 	c, topic, coord, spy, p, cs := rgcSetup(t)
-	leaders := rgcLeaders(t, c, topic)
+	leaders := rgiLeaders(t, c, topic, rgcPartitions)
 	var others, led []int
 	for part, l := range leaders {
 		if l == coord {
