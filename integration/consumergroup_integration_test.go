@@ -5,11 +5,8 @@ package integration
 // rebalance.
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"sort"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,53 +29,6 @@ func cgiConfig(c *ktesting.Cluster, group, topic string) kafka.ConsumerGroupConf
 		RebalanceTimeout:  10 * time.Second,
 		JoinGroupBackoff:  time.Second,
 	}
-}
-
-// cgiMember runs a consumer loop: every generation is recorded and kept
-// busy by a function that waits for its end, until the group closes.
-type cgiMember struct {
-	cg   *kafka.ConsumerGroup
-	mu   sync.Mutex
-	gens []*kafka.Generation
-	done chan struct{}
-}
-
-func cgiRun(t *testing.T, cfg kafka.ConsumerGroupConfig) *cgiMember {
-	cg, err := kafka.NewConsumerGroup(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := &cgiMember{cg: cg, done: make(chan struct{})}
-	go func() {
-		defer close(m.done)
-		for {
-			gen, err := cg.Next(context.Background())
-			if errors.Is(err, kafka.ErrGroupClosed) {
-				return
-			}
-			if err != nil {
-				continue
-			}
-			m.mu.Lock()
-			m.gens = append(m.gens, gen)
-			m.mu.Unlock()
-			gen.Start(func(ctx context.Context) { <-ctx.Done() })
-		}
-	}()
-	t.Cleanup(func() {
-		cg.Close()
-		<-m.done
-	})
-	return m
-}
-
-func (m *cgiMember) latest() *kafka.Generation {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.gens) == 0 {
-		return nil
-	}
-	return m.gens[len(m.gens)-1]
 }
 
 // cgiCover reports whether the latest generations of members are one
@@ -120,7 +70,7 @@ func TestConsumerGroupIntegrationMembers(t *testing.T) {
 	group := "cg-" + topic
 	var members []*cgiMember
 	for i := 0; i < 3; i++ {
-		members = append(members, cgiRun(t, cgiConfig(c, group, topic)))
+		members = append(members, cgiRun(t, cgiConfig(c, group, topic), nil))
 	}
 	eventually(t, 60*time.Second, "3 members owning the 6 partitions, disjoint", func() bool {
 		_, ok := cgiCover(members, topic, 6)
@@ -177,7 +127,7 @@ func TestConsumerGroupIntegrationLastOffset(t *testing.T) {
 
 	cfg := cgiConfig(c, group, topic)
 	cfg.StartOffset = kafka.LastOffset
-	m1 := cgiRun(t, cfg)
+	m1 := cgiRun(t, cfg, nil)
 	eventually(t, 30*time.Second, "the first member owning the partitions", func() bool {
 		_, ok := cgiCover([]*cgiMember{m1}, topic, partitions)
 		return ok
@@ -192,7 +142,7 @@ func TestConsumerGroupIntegrationLastOffset(t *testing.T) {
 	// Messages arrive before any commit of the member, then a second member
 	// joins and the group rebalances.
 	prod.produce(partitions, 2)
-	m2 := cgiRun(t, cfg)
+	m2 := cgiRun(t, cfg, nil)
 	var offsets map[int]int64
 	eventually(t, 30*time.Second, "2 members owning the partitions", func() bool {
 		var ok bool

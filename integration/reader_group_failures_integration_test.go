@@ -100,15 +100,14 @@ func TestReaderGroupIntegrationBrokerRestarts(t *testing.T) {
 // rgiLaggard is a member of the group (a bare ConsumerGroup) that, while
 // holding, rejoins only once released: it keeps a rebalance open.
 type rgiLaggard struct {
-	cg      *kafka.ConsumerGroup
+	*cgiMember
 	holding atomic.Bool
 	release chan struct{}
-	mu      sync.Mutex
-	gen     int32
 }
 
 func rgiStartLaggard(t *testing.T, c *ktesting.Cluster, group, topic string) *rgiLaggard {
-	cg, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
+	l := &rgiLaggard{release: make(chan struct{})}
+	l.cgiMember = cgiRun(t, kafka.ConsumerGroupConfig{
 		ID:      group,
 		Brokers: c.Brokers,
 		Dialer:  &kafka.Dialer{ClientID: "kafka-go-rg-laggard", Timeout: 5 * time.Second},
@@ -118,42 +117,20 @@ func rgiStartLaggard(t *testing.T, c *ktesting.Cluster, group, topic string) *rg
 		HeartbeatInterval: rgiHeartbeat,
 		RebalanceTimeout:  20 * time.Second,
 		JoinGroupBackoff:  time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := &rgiLaggard{cg: cg, release: make(chan struct{}), gen: -1}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			gen, err := cg.Next(context.Background())
-			if errors.Is(err, kafka.ErrGroupClosed) {
-				return
-			}
-			if err != nil {
-				continue
-			}
-			l.mu.Lock()
-			l.gen = gen.ID
-			l.mu.Unlock()
-			gen.Start(func(ctx context.Context) {
-				<-ctx.Done()
-				if l.holding.Load() {
-					select {
-					case <-l.release:
-					case <-time.After(30 * time.Second):
-					}
-				}
-			})
-		}
-	}()
-	t.Cleanup(func() {
-		l.unhold()
-		cg.Close()
-		<-done
-	})
+	}, l.hold)
+	t.Cleanup(l.unhold) // before the group closes: it waits for hold
 	return l
+}
+
+// hold ends a generation of the laggard: at once, or while holding once
+// released (30 s at most).
+func (l *rgiLaggard) hold() {
+	if l.holding.Load() {
+		select {
+		case <-l.release:
+		case <-time.After(30 * time.Second):
+		}
+	}
 }
 
 func (l *rgiLaggard) unhold() {
@@ -163,9 +140,10 @@ func (l *rgiLaggard) unhold() {
 }
 
 func (l *rgiLaggard) generation() int32 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.gen
+	if g := l.latest(); g != nil {
+		return g.ID
+	}
+	return -1
 }
 
 // (b) kafka-go's ReadMessage returns RebalanceInProgress over and over
