@@ -3,7 +3,7 @@ package kafka
 // A frozen broker (SIGSTOP) holding the control connection, on the real
 // 3-rack cluster: metadata refreshes and ListOffsets still answer within
 // the control deadline, and Readers of partitions whose leader is up keep
-// delivering. Helpers (prefix rgi) are in reader_group_integration_test.go.
+// delivering. Helpers (prefix it) are in integration_helpers_test.go.
 
 import (
 	"context"
@@ -19,13 +19,13 @@ import (
 )
 
 func TestClusterIntegrationFrozenControlBroker(t *testing.T) {
-	c := rgiCluster(t)
+	c := ktesting.RequireRackCluster(t)
 	// The cluster to this test alone from the start: the leaders and the
 	// control connections found below must still hold when the pause comes.
 	ktesting.LockCluster(t)
 	const partitions = 3
-	topic := rgiTopic(t, c, partitions)
-	leaders := rgiLeaders(t, c, topic, partitions)
+	topic := itTopic(t, c, TopicConfig{NumPartitions: partitions})
+	leaders := itLeaders(t, c, topic, partitions)
 
 	// One producer per partition, so that a frozen leader only stalls its
 	// own partition's writes.
@@ -33,14 +33,15 @@ func TestClusterIntegrationFrozenControlBroker(t *testing.T) {
 	var wg sync.WaitGroup
 	t.Cleanup(func() { close(stop); wg.Wait() })
 	for part := 0; part < partitions; part++ {
-		p := newRgiProducer(t, c, topic)
 		wg.Add(1)
 		go func(part int) {
 			defer wg.Done()
+			send := itSender(c, topic, part)
+			defer send(nil)
 			tick := time.NewTicker(20 * time.Millisecond)
 			defer tick.Stop()
 			for {
-				_ = p.send(part, 1)
+				_ = send([]byte("m"))
 				select {
 				case <-stop:
 					return
@@ -83,7 +84,7 @@ func TestClusterIntegrationFrozenControlBroker(t *testing.T) {
 			}
 		}(part)
 	}
-	rgiEventually(t, 30*time.Second, "every partition delivering", func() bool {
+	itEventually(t, 30*time.Second, "every partition delivering", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(last) == partitions
@@ -245,23 +246,32 @@ func TestClusterIntegrationFrozenControlBroker(t *testing.T) {
 // A topic deleted and created again under the same name: the cache follows
 // the new topic ID although its leader epochs (0) are below the old ones.
 func TestClusterIntegrationRecreatedTopic(t *testing.T) {
-	c := rgiCluster(t)
-	topic := rgiTopic(t, c, 1)
-	d := &Dialer{ClientID: "kafka-go-cluster-itest", Timeout: 10 * time.Second}
-	ctx := rgiCtx(t, 2*time.Minute)
-	cl := newCluster(d, c.Brokers)
+	c := ktesting.RequireRackCluster(t)
+	topic := itTopic(t, c, TopicConfig{NumPartitions: 1})
+	ctx := itCtx(t, 2*time.Minute)
+	cl := newCluster(itDialer(), c.Brokers)
 	t.Cleanup(cl.close)
 
 	// Raise partition 0's leader epoch: another replica first, elected.
 	require.NoError(t, cl.refresh(ctx, topic))
 	p, _ := cl.partition(topic, 0)
 	replicas := []int{p.Replicas[1].ID, p.Replicas[0].ID, p.Replicas[2].ID}
-	admin, err := itestDialController(d, c.Brokers[0])
+	admin := itDialController(t, c)
+	client := &Client{Addr: admin.RemoteAddr(), Timeout: 30 * time.Second}
+	moved, err := client.AlterPartitionReassignments(ctx, &AlterPartitionReassignmentsRequest{
+		Topic:       topic,
+		Assignments: []AlterPartitionReassignmentsRequestAssignment{{PartitionID: 0, BrokerIDs: replicas}},
+		Timeout:     30 * time.Second,
+	})
 	require.NoError(t, err)
-	defer admin.Close()
-	require.NoError(t, RackTestReorderReplicas(ctx, admin, topic, 0, replicas))
-	rgiEventually(t, 30*time.Second, "leader epoch of the first incarnation above 0", func() bool {
-		_ = RackTestElectPreferredLeader(ctx, admin, topic, 0)
+	require.NoError(t, moved.Error)
+	for _, r := range moved.PartitionResults {
+		require.NoError(t, r.Error, "reordering the replicas of %s/%d", topic, r.PartitionID)
+	}
+	itEventually(t, 30*time.Second, "leader epoch of the first incarnation above 0", func() bool {
+		// Not yet in sync, or already led by the first replica: the poll
+		// tries again.
+		_, _ = client.ElectLeaders(ctx, &ElectLeadersRequest{Topic: topic, Partitions: []int{0}, Timeout: 10 * time.Second})
 		if cl.refresh(ctx, topic) != nil {
 			return false
 		}
@@ -276,10 +286,10 @@ func TestClusterIntegrationRecreatedTopic(t *testing.T) {
 
 	admin.SetDeadline(time.Now().Add(30 * time.Second))
 	require.NoError(t, admin.DeleteTopics(topic))
-	rgiEventually(t, 30*time.Second, "topic "+topic+" created again", func() bool {
+	itEventually(t, 30*time.Second, "topic "+topic+" created again", func() bool {
 		return admin.CreateTopics(TopicConfig{Topic: topic, NumPartitions: 1, ReplicationFactor: 3}) == nil
 	})
-	rgiEventually(t, 30*time.Second, "the new incarnation in the cache", func() bool {
+	itEventually(t, 30*time.Second, "the new incarnation in the cache", func() bool {
 		if cl.refresh(ctx, topic) != nil {
 			return false
 		}
@@ -292,4 +302,38 @@ func TestClusterIntegrationRecreatedTopic(t *testing.T) {
 	t.Logf("first incarnation %x at leader epoch %d; second %x at leader epoch %d (leader %d)", oldID, oldEpoch, newID, p.LeaderEpoch, p.Leader.ID)
 	assert.Equal(t, 2, gen)
 	assert.Less(t, p.LeaderEpoch, oldEpoch, "the new incarnation's epoch should restart below the old one")
+}
+
+// itSender returns a function that writes one message with value v to
+// topic/part through its leader (acks=all), dialing the leader again after a
+// failure; send(nil) closes its connection.
+func itSender(c *ktesting.Cluster, topic string, part int) func(v []byte) error {
+	var conn *Conn
+	boot := 0 // bootstrap broker of the next leader lookup: moves on after failures
+	return func(v []byte) error {
+		if v == nil {
+			if conn != nil {
+				conn.Close()
+			}
+			return nil
+		}
+		if conn == nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			d := &Dialer{ClientID: "kafka-go-itest-producer", Timeout: 5 * time.Second}
+			c, err := d.DialLeader(ctx, "tcp", c.Brokers[boot%len(c.Brokers)], topic, part)
+			if err != nil {
+				boot++
+				return err
+			}
+			conn = c
+		}
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := conn.WriteMessages(Message{Value: v}); err != nil {
+			conn.Close()
+			conn = nil
+			return err
+		}
+		return nil
+	}
 }

@@ -17,10 +17,10 @@ import (
 )
 
 func TestClusterIntegrationControlAfterBrokerRestart(t *testing.T) {
-	c := rgiCluster(t)
+	c := ktesting.RequireRackCluster(t)
 	ktesting.LockCluster(t) // a restart would disturb the other tests
-	topic := rgiTopic(t, c, 3)
-	ctx := rgiCtx(t, 3*time.Minute)
+	topic := itTopic(t, c, TopicConfig{NumPartitions: 3})
+	ctx := itCtx(t, 3*time.Minute)
 
 	cl := newCluster(&Dialer{Timeout: 10 * time.Second}, c.Brokers)
 	t.Cleanup(cl.close)

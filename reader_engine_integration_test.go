@@ -1,13 +1,16 @@
-package kafka_test
+package kafka
 
-// Integration test of the Reader's fetch engine on the real cluster: a
+// Integration tests of the Reader's fetch engine on the real cluster: a
 // group Reader over 60 partitions reads through one data connection per
 // broker, in multi-partition fetches that continue an incremental fetch
-// session, and delivers every message once and in partition order.
+// session, and delivers every message once and in partition order;
+// partition Readers share one engine; an idle data connection closes; a new
+// Reader skips a long poll in flight. They stay in this package for the
+// engine's counters (engine.Stats), which Readers share an engine, the
+// ListOffsets count and the idle timeout, none of them public.
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"net"
 	"sync"
@@ -17,9 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	kafka "github.com/rackfetch/kafka-go"
-	"github.com/rackfetch/kafka-go/internal/fetchengine"
-	"github.com/rackfetch/kafka-go/protocol"
+	"github.com/rackfetch/kafka-go/internal/consumer"
 	ktesting "github.com/rackfetch/kafka-go/testing"
 )
 
@@ -67,29 +68,29 @@ func (c *reConn) Close() error {
 // to each, round robin.
 func reProduce(ctx context.Context, t *testing.T, c *ktesting.Cluster, partitions, perPartition int) string {
 	t.Helper()
-	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: partitions})
-	w := &kafka.Writer{Addr: kafka.TCP(c.Brokers...), Topic: topic, Balancer: &kafka.RoundRobin{}, BatchSize: 1000, RequiredAcks: kafka.RequireAll}
+	topic := itTopic(t, c, TopicConfig{NumPartitions: partitions})
+	w := &Writer{Addr: TCP(c.Brokers...), Topic: topic, Balancer: &RoundRobin{}, BatchSize: 1000, RequiredAcks: RequireAll}
 	defer w.Close()
-	msgs := make([]kafka.Message, 0, partitions*perPartition)
+	msgs := make([]Message, 0, partitions*perPartition)
 	for i := 0; i < partitions*perPartition; i++ {
-		msgs = append(msgs, kafka.Message{Value: []byte(fmt.Sprintf("v%d", i))})
+		msgs = append(msgs, Message{Value: []byte(fmt.Sprintf("v%d", i))})
 	}
 	require.NoError(t, w.WriteMessages(ctx, msgs...))
 	return topic
 }
 
 func TestReaderIntegrationEngineSockets(t *testing.T) {
-	c := requireRackCluster(t)
+	c := ktesting.RequireRackCluster(t)
 	const partitions, perPartition = 60, 200
-	ctx := testContext(t, 3*time.Minute)
+	ctx := itCtx(t, 3*time.Minute)
 	topic := reProduce(ctx, t, c, partitions, perPartition)
 
 	sockets := &reSockets{}
-	offsetRequests := kafka.ReaderTestOffsetRequests()
-	r := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) {
+	offsetRequests := consumer.OffsetRequests()
+	r := itReader(t, c, topic, func(cfg *ReaderConfig) {
 		cfg.Topic, cfg.GroupTopics = "", []string{topic}
 		cfg.GroupID, cfg.Rack = "g-"+topic, "b"
-		cfg.StartOffset = kafka.FirstOffset
+		cfg.StartOffset = FirstOffset
 		cfg.Dialer.DialFunc = sockets.dial
 	})
 	next := map[int]int64{}
@@ -103,9 +104,9 @@ func TestReaderIntegrationEngineSockets(t *testing.T) {
 		assert.Equal(t, int64(perPartition), next[p], "partition %d", p)
 	}
 
-	st := kafka.ReaderTestEngineStats(r)
+	st := r.engine.Stats()
 	open, peak := sockets.counts()
-	offsetRequests = kafka.ReaderTestOffsetRequests() - offsetRequests
+	offsetRequests = consumer.OffsetRequests() - offsetRequests
 	t.Logf("ENGINEFIGURE sockets open %d peak %d; data connections %d; %d fetch requests for %d partition fetches (%.1f a request), %d in a fetch session; %d ListOffsets requests for %d start offsets",
 		open, peak, st.Conns, st.Requests, st.Partitions, float64(st.Partitions)/float64(max(st.Requests, 1)), st.Incremental, offsetRequests, partitions)
 	assert.LessOrEqual(t, offsetRequests, int64(partitions/3), "ListOffsets requests (one per partition before they were batched)")
@@ -124,17 +125,17 @@ func TestReaderIntegrationEngineSockets(t *testing.T) {
 // kafka-go programs often run them, share one fetch engine: one data
 // connection per broker and multi-partition fetches for all of them.
 func TestReaderIntegrationPartitionReadersShareEngine(t *testing.T) {
-	c := requireRackCluster(t)
+	c := ktesting.RequireRackCluster(t)
 	const partitions, perPartition = 30, 200
-	ctx := testContext(t, 3*time.Minute)
+	ctx := itCtx(t, 3*time.Minute)
 	topic := reProduce(ctx, t, c, partitions, perPartition)
 
 	sockets := &reSockets{}
-	dialer := newDialer()
+	dialer := itDialer()
 	dialer.DialFunc = sockets.dial
-	readers := make([]*kafka.Reader, partitions)
+	readers := make([]*Reader, partitions)
 	for p := range readers {
-		readers[p] = riReader(t, c, topic, func(cfg *kafka.ReaderConfig) {
+		readers[p] = itReader(t, c, topic, func(cfg *ReaderConfig) {
 			cfg.Partition, cfg.Dialer, cfg.Rack = p, dialer, "b"
 		})
 	}
@@ -144,11 +145,11 @@ func TestReaderIntegrationPartitionReadersShareEngine(t *testing.T) {
 	}
 	reReadAll(ctx, t, readers, parts, perPartition)
 
-	st := kafka.ReaderTestEngineStats(readers[0])
+	st := readers[0].engine.Stats()
 	open, peak := sockets.counts()
 	t.Logf("ENGINEFIGURE %d partition Readers: sockets open %d peak %d; data connections %d; %d fetch requests for %d partition fetches (%.1f a request)",
 		partitions, open, peak, st.Conns, st.Requests, st.Partitions, float64(st.Partitions)/float64(max(st.Requests, 1)))
-	assert.Equal(t, st, kafka.ReaderTestEngineStats(readers[partitions-1]), "one engine for all")
+	assert.Equal(t, st, readers[partitions-1].engine.Stats(), "one engine for all")
 	assert.LessOrEqual(t, st.Conns, 3, "data connections")
 	assert.LessOrEqual(t, peak, 3+3+2, "sockets at the peak (kafka-go: one a Reader)")
 	assert.Greater(t, float64(st.Partitions)/float64(st.Requests), 2.0, "partitions a fetch request")
@@ -159,17 +160,17 @@ func TestReaderIntegrationPartitionReadersShareEngine(t *testing.T) {
 	for _, r := range readers {
 		require.NoError(t, r.Close())
 	}
-	own := make([]*kafka.Reader, partitions)
+	own := make([]*Reader, partitions)
 	for p := range own {
-		own[p] = riReader(t, c, topic, func(cfg *kafka.ReaderConfig) {
-			cfg.Partition, cfg.Dialer, cfg.Rack = p, newDialer(), "b"
+		own[p] = itReader(t, c, topic, func(cfg *ReaderConfig) {
+			cfg.Partition, cfg.Dialer, cfg.Rack = p, itDialer(), "b"
 		})
 	}
 	reReadAll(ctx, t, own, parts, perPartition)
 	for p := range own {
-		require.True(t, kafka.ReaderTestSameEngine(own[0], own[p]), "Reader %d: an engine of its own", p)
+		require.True(t, own[0].engine == own[p].engine, "Reader %d: an engine of its own", p)
 	}
-	st = kafka.ReaderTestEngineStats(own[0])
+	st = own[0].engine.Stats()
 	t.Logf("ENGINEFIGURE %d partition Readers with a Dialer each: data connections %d; %d fetch requests for %d partition fetches",
 		partitions, st.Conns, st.Requests, st.Partitions)
 	assert.LessOrEqual(t, st.Conns, 3, "data connections")
@@ -182,24 +183,24 @@ func TestReaderIntegrationPartitionReadersShareEngine(t *testing.T) {
 // their records in order meanwhile (a budget shared between the Readers
 // would hold them up until the stalled one read).
 func TestReaderIntegrationSharedEngineStalledReader(t *testing.T) {
-	c := requireRackCluster(t)
+	c := ktesting.RequireRackCluster(t)
 	const partitions, perPartition, valueSize = 4, 300, 1024
 	const budget, batch = 64 << 10, 10 // bytes a Reader fetches ahead; records a batch
-	ctx := testContext(t, 3*time.Minute)
-	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: partitions})
-	w := &kafka.Writer{Addr: kafka.TCP(c.Brokers...), Topic: topic, Balancer: &kafka.RoundRobin{}, BatchSize: batch, RequiredAcks: kafka.RequireAll}
-	msgs := make([]kafka.Message, 0, partitions*perPartition)
+	ctx := itCtx(t, 3*time.Minute)
+	topic := itTopic(t, c, TopicConfig{NumPartitions: partitions})
+	w := &Writer{Addr: TCP(c.Brokers...), Topic: topic, Balancer: &RoundRobin{}, BatchSize: batch, RequiredAcks: RequireAll}
+	msgs := make([]Message, 0, partitions*perPartition)
 	for i := 0; i < partitions*perPartition; i++ {
 		v := make([]byte, valueSize)
 		copy(v, fmt.Sprintf("v%d", i/partitions))
-		msgs = append(msgs, kafka.Message{Value: v})
+		msgs = append(msgs, Message{Value: v})
 	}
 	require.NoError(t, w.WriteMessages(ctx, msgs...))
 	require.NoError(t, w.Close())
 
-	dialer := newDialer()
-	reader := func(p int) *kafka.Reader {
-		return riReader(t, c, topic, func(cfg *kafka.ReaderConfig) {
+	dialer := itDialer()
+	reader := func(p int) *Reader {
+		return itReader(t, c, topic, func(cfg *ReaderConfig) {
 			cfg.Partition, cfg.Dialer, cfg.Rack, cfg.MaxBufferedBytes = p, dialer, "b", budget
 		})
 	}
@@ -213,7 +214,7 @@ func TestReaderIntegrationSharedEngineStalledReader(t *testing.T) {
 
 	// One Reader for each other partition and a second one for partition 1.
 	parts := []int{1, 2, 3, 1}
-	readers := make([]*kafka.Reader, len(parts))
+	readers := make([]*Reader, len(parts))
 	for i, p := range parts {
 		readers[i] = reader(p)
 	}
@@ -223,14 +224,14 @@ func TestReaderIntegrationSharedEngineStalledReader(t *testing.T) {
 	t.Logf("ENGINEFIGURE stalled Reader: %d records (%d KiB) fetched ahead with MaxBufferedBytes %d KiB, while %d Readers read %d records each",
 		queued, queued*valueSize>>10, budget>>10, len(readers), perPartition)
 	assert.LessOrEqual(t, queued, int64(budget/valueSize+batch), "the stalled Reader fetched past its budget (and one record batch)")
-	st := kafka.ReaderTestEngineStats(stalled)
-	assert.Equal(t, st, kafka.ReaderTestEngineStats(readers[0]), "one engine for all")
+	st := stalled.engine.Stats()
+	assert.Equal(t, st, readers[0].engine.Stats(), "one engine for all")
 	assert.LessOrEqual(t, st.Conns, 3, "data connections")
 }
 
 // reReadAll reads offsets 0..n-1 of partition parts[i] through readers[i],
 // all Readers at once, and fails t unless each gets them in order.
-func reReadAll(ctx context.Context, t *testing.T, readers []*kafka.Reader, parts []int, n int64) {
+func reReadAll(ctx context.Context, t *testing.T, readers []*Reader, parts []int, n int64) {
 	t.Helper()
 	var wg sync.WaitGroup
 	errs := make([]error, len(readers))
@@ -262,116 +263,26 @@ func reReadAll(ctx context.Context, t *testing.T, readers []*kafka.Reader, parts
 // its first fetch, and its connection to the leader closes (after 1 s here,
 // 2 minutes by default) while it goes on reading from the follower.
 func TestReaderIntegrationIdleDataConnectionCloses(t *testing.T) {
-	c := requireRackCluster(t)
-	ctx := testContext(t, 2*time.Minute)
-	topic, p, _ := rackTopic(t, c, 10)
-	b := brokerInRack(t, c, "b")
-	dialer := newDialer()
-	kafka.SetEngineIdleTimeoutForTest(dialer, time.Second)
-	r := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) { cfg.Dialer, cfg.Rack = dialer, "b" })
-	riExpect(t, ctx, r, 0, 10)
+	c := ktesting.RequireRackCluster(t)
+	ctx := itCtx(t, 2*time.Minute)
+	topic, p := itRackTopic(t, c, 10)
+	b := itBrokerInRack(t, c, "b")
+	dialer := itDialer()
+	engineIdleTimeouts.Store(dialer, time.Second)
+	r := itReader(t, c, topic, func(cfg *ReaderConfig) { cfg.Dialer, cfg.Rack = dialer, "b" })
+	itExpect(t, ctx, r, 0, 10)
 	st := r.Stats()
 	require.Len(t, st.Routing, 1)
 	require.Equal(t, b, st.Routing[0].Broker, "reads moved to the rack-b follower (leader %d)", p.Leader.ID)
-	require.Eventually(t, func() bool { return kafka.ReaderTestEngineStats(r).Conns == 1 },
+	require.Eventually(t, func() bool { return r.engine.Stats().Conns == 1 },
 		time.Minute, 20*time.Millisecond, "the connection to the leader stayed open")
 
-	riProduce(t, c, topic, 10, 5, nil)
-	riExpect(t, ctx, r, 10, 5)
-	assert.Equal(t, 1, kafka.ReaderTestEngineStats(r).Conns, "reading again opened a connection to the leader")
+	itProduce(t, c, topic, 10, 5)
+	itExpect(t, ctx, r, 10, 5)
+	assert.Equal(t, 1, r.engine.Stats().Conns, "reading again opened a connection to the leader")
 	st = r.Stats()
 	require.Len(t, st.Routing, 1)
 	assert.Equal(t, b, st.Routing[0].Broker, "records 10–14 not read from the follower")
-}
-
-// reWaits records the MaxWaitMs of every Fetch request written on the
-// connections its dial made, per connection in order.
-type reWaits struct {
-	sockets reSockets
-	mu      sync.Mutex
-	conns   [][]int32
-}
-
-func (w *reWaits) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	c, err := w.sockets.dial(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.conns = append(w.conns, nil)
-	return &reWaitConn{Conn: c, w: w, i: len(w.conns) - 1}, nil
-}
-
-type reWaitConn struct {
-	net.Conn
-	w *reWaits
-	i int
-}
-
-// Write reads the requests in b: the client writes whole frames.
-func (c *reWaitConn) Write(b []byte) (int, error) {
-	for rest := b; len(rest) >= 4; {
-		n := int(binary.BigEndian.Uint32(rest))
-		if n > len(rest)-4 {
-			break
-		}
-		h, d, err := protocol.DecodeRequestHeader(rest[4:4+n], protocol.FlexibleFrom)
-		if err == nil && h.Key == protocol.Fetch {
-			var req protocol.FetchRequest
-			if req.Decode(d, h.Version) == nil {
-				c.w.mu.Lock()
-				c.w.conns[c.i] = append(c.w.conns[c.i], req.MaxWaitMs)
-				c.w.mu.Unlock()
-			}
-		}
-		rest = rest[4+n:]
-	}
-	return c.Conn.Write(b)
-}
-
-// Partition Readers started together on a quiet topic, with kafka-go's
-// MaxWait (10 s): each broker's first fetches are short polls (20 ms), so
-// that a partition arriving a moment later is not held up by a long poll
-// for the others; 250 ms after the last new partition, long polls resume
-// (10 s: MaxWait).
-func TestReaderIntegrationShortPollsWhilePartitionsArrive(t *testing.T) {
-	c := requireRackCluster(t)
-	const partitions = 6
-	ctx := testContext(t, time.Minute)
-	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: partitions})
-	waits := &reWaits{}
-	dialer := newDialer()
-	dialer.DialFunc = waits.dial
-	for p := 0; p < partitions; p++ {
-		r := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) {
-			cfg.Partition, cfg.Dialer, cfg.MaxWait = p, dialer, 10*time.Second
-		})
-		go r.ReadMessage(ctx) // nothing to read: the Readers long-poll
-	}
-	var first, long []int32
-	eventually(t, 20*time.Second, "long polls on every broker that was fetched from", func() bool {
-		waits.mu.Lock()
-		defer waits.mu.Unlock()
-		first, long = nil, nil
-		for _, ws := range waits.conns {
-			if len(ws) == 0 {
-				continue
-			}
-			first = append(first, ws[0])
-			for _, w := range ws {
-				if w == 10000 {
-					long = append(long, w)
-					break
-				}
-			}
-		}
-		return len(first) > 0 && len(long) == len(first)
-	})
-	t.Logf("ENGINEFIGURE first fetch waits per data connection %v (ms); every one long-polls 10 s later", first)
-	for _, w := range first {
-		assert.Equal(t, int32(fetchengine.HeldPoll/time.Millisecond), w, "a broker's first fetch, partitions still arriving")
-	}
 }
 
 // Readers sharing an engine share each broker's long poll, which a Reader
@@ -380,25 +291,25 @@ func TestReaderIntegrationShortPollsWhilePartitionsArrive(t *testing.T) {
 // records at once: its partition is fetched on the loop's side connection
 // (fetchengine/sidelane.go) while the 10 s poll is in flight.
 func TestReaderIntegrationNewReaderSkipsLongPollInFlight(t *testing.T) {
-	c := requireRackCluster(t)
-	ctx := testContext(t, time.Minute)
-	leader := brokerInRack(t, c, "a")
-	others := []int{brokerInRack(t, c, "b"), brokerInRack(t, c, "c")}
-	topic := createTopic(t, c, kafka.TopicConfig{ReplicaAssignments: []kafka.ReplicaAssignment{
+	c := ktesting.RequireRackCluster(t)
+	ctx := itCtx(t, time.Minute)
+	leader := itBrokerInRack(t, c, "a")
+	others := []int{itBrokerInRack(t, c, "b"), itBrokerInRack(t, c, "c")}
+	topic := itTopic(t, c, TopicConfig{ReplicaAssignments: []ReplicaAssignment{
 		{Partition: 0, Replicas: append([]int{leader}, others...)},
 		{Partition: 1, Replicas: append([]int{leader}, others...)},
 	}})
-	w := &kafka.Writer{Addr: kafka.TCP(c.Brokers...), Topic: topic, RequiredAcks: kafka.RequireAll,
-		Balancer: kafka.BalancerFunc(func(m kafka.Message, _ ...int) int { return int(m.Key[0] - '0') })}
+	w := &Writer{Addr: TCP(c.Brokers...), Topic: topic, RequiredAcks: RequireAll,
+		Balancer: BalancerFunc(func(m Message, _ ...int) int { return int(m.Key[0] - '0') })}
 	defer w.Close()
-	var msgs []kafka.Message
+	var msgs []Message
 	for i := 0; i < 100; i++ {
-		msgs = append(msgs, kafka.Message{Key: []byte("0"), Value: []byte("a")}, kafka.Message{Key: []byte("1"), Value: []byte("b")})
+		msgs = append(msgs, Message{Key: []byte("0"), Value: []byte("a")}, Message{Key: []byte("1"), Value: []byte("b")})
 	}
 	require.NoError(t, w.WriteMessages(ctx, msgs...))
 
-	tenSeconds := func(cfg *kafka.ReaderConfig) { cfg.MaxWait = 10 * time.Second }
-	a := riReader(t, c, topic, tenSeconds)
+	tenSeconds := func(cfg *ReaderConfig) { cfg.MaxWait = 10 * time.Second }
+	a := itReader(t, c, topic, tenSeconds)
 	for i := 0; i < 100; i++ {
 		_, err := a.ReadMessage(ctx)
 		require.NoError(t, err)
@@ -409,8 +320,8 @@ func TestReaderIntegrationNewReaderSkipsLongPollInFlight(t *testing.T) {
 	cancel()
 	require.ErrorIs(t, err, context.DeadlineExceeded, "partition 0 has no more records")
 
-	b := riReader(t, c, topic, func(cfg *kafka.ReaderConfig) { tenSeconds(cfg); cfg.Partition = 1 })
-	require.True(t, kafka.ReaderTestSameEngine(a, b), "the two Readers share an engine")
+	b := itReader(t, c, topic, func(cfg *ReaderConfig) { tenSeconds(cfg); cfg.Partition = 1 })
+	require.True(t, a.engine == b.engine, "the two Readers share an engine")
 	start := time.Now()
 	m, err := b.ReadMessage(ctx)
 	took := time.Since(start)

@@ -6,13 +6,9 @@ package integration
 
 import (
 	"bytes"
-	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,70 +26,6 @@ const (
 	apiFetch       = 1
 	apiListOffsets = 2
 )
-
-// apiSpy records the requests that connections of its dialer send: API key and frame size, read from the
-// plaintext byte stream.
-type apiSpy struct {
-	mu   sync.Mutex
-	sent []sentRequest
-}
-
-type sentRequest struct {
-	apiKey int16
-	size   int // bytes after the size prefix
-}
-
-// dialer returns d with a DialFunc whose connections report to s.
-func (s *apiSpy) dialer(d *kafka.Dialer) *kafka.Dialer {
-	d.DialFunc = func(ctx context.Context, network, address string) (net.Conn, error) {
-		nc, err := (&net.Dialer{}).DialContext(ctx, network, address)
-		if err != nil {
-			return nil, err
-		}
-		return &spyConn{Conn: nc, spy: s}, nil
-	}
-	return d
-}
-
-func (s *apiSpy) reset() {
-	s.mu.Lock()
-	s.sent = nil
-	s.mu.Unlock()
-}
-
-// requests returns what was sent with apiKey.
-func (s *apiSpy) requests(apiKey int16) []sentRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []sentRequest
-	for _, r := range s.sent {
-		if r.apiKey == apiKey {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-type spyConn struct {
-	net.Conn
-	spy *apiSpy
-	buf []byte // the start of a request not yet written whole
-}
-
-func (c *spyConn) Write(p []byte) (int, error) {
-	c.buf = append(c.buf, p...)
-	for len(c.buf) >= 6 {
-		size := int(binary.BigEndian.Uint32(c.buf))
-		if len(c.buf) < 4+size {
-			break
-		}
-		c.spy.mu.Lock()
-		c.spy.sent = append(c.spy.sent, sentRequest{apiKey: int16(binary.BigEndian.Uint16(c.buf[4:])), size: size})
-		c.spy.mu.Unlock()
-		c.buf = c.buf[4+size:]
-	}
-	return c.Conn.Write(p)
-}
 
 // fetchConfig makes the broker answer within half a second when it has nothing: tests poll.
 var fetchConfig = kafka.ReadBatchConfig{MinBytes: 1, MaxBytes: 1 << 20, MaxWait: 500 * time.Millisecond}

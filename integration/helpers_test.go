@@ -1,8 +1,8 @@
 package integration
 
 // This package holds the integration tests that use only the public API, against the real 3-rack cluster
-// of testing/cluster (`make test`, or `make kafka-up` and `source .kafka/env`); those that need the root
-// package's test hooks stay there. Helpers shared by its tests: the gate on the cluster from the
+// of testing/cluster (`make test`, or `make kafka-up` and `source .kafka/env`); those that read the root
+// package's internals stay there. Helpers shared by its tests: the gate on the cluster from the
 // environment (KAFKA_BROKERS and the rest of .kafka/env; skipped without one, failed under CI), bounded
 // waits, dialing brokers and the controller, and the port base of a second cluster.
 

@@ -1,12 +1,10 @@
-package kafka
+package integration
 
-// The group coordinator through broker faults on the real 3-rack cluster: a
-// rack-b group Reader of a 6-partition topic while a producer (acks=all, one
-// writer per partition) runs. Killing a broker that is not the coordinator
-// causes no rebalance; freezing (SIGSTOP) the coordinator for 15 s, which
-// also leads partitions, stops neither the generation nor the delivery of
-// the partitions other brokers lead. Every offset is delivered once.
-// Skipped without a cluster (see ktesting).
+// The group coordinator through broker faults on the real 3-rack cluster: a rack-b group Reader of a
+// 6-partition topic while a producer (acks=all, one writer per partition) runs. Killing a broker that is
+// not the coordinator causes no rebalance; freezing (SIGSTOP) the coordinator for 15 s, which also leads
+// partitions, stops neither the generation nor the delivery of the partitions other brokers lead. Every
+// offset is delivered once. Helpers (prefix rgi) are in helpers_group*_test.go.
 
 import (
 	"context"
@@ -16,10 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rackfetch/kafka-go/internal/retry"
+	"github.com/stretchr/testify/require"
+
+	kafka "github.com/rackfetch/kafka-go"
 	"github.com/rackfetch/kafka-go/protocol"
 	ktesting "github.com/rackfetch/kafka-go/testing"
-	"github.com/stretchr/testify/require"
 )
 
 const rgcPartitions = 6
@@ -30,32 +29,12 @@ func rgcGroup(t *testing.T, c *ktesting.Cluster, prefix string, excluded int) (s
 	t.Helper()
 	for i := 0; i < 50; i++ {
 		group := fmt.Sprintf("%s-g%d", prefix, i)
-		_, conn := rgiCoordinator(t, c, group)
-		id := conn.Broker().ID
-		conn.Close()
-		if id != excluded {
+		if id := rgiCoordinatorID(t, c, group); id != excluded {
 			return group, id
 		}
 	}
 	t.Fatalf("no group of %s with a coordinator other than broker %d", prefix, excluded)
 	return "", 0
-}
-
-// rgcLeaders returns the leader of each partition of topic.
-func rgcLeaders(t *testing.T, c *ktesting.Cluster, topic string) map[int]int {
-	t.Helper()
-	d := &Dialer{ClientID: "kafka-go-rgc-itest", Timeout: 5 * time.Second}
-	conn, err := d.Dial("tcp", c.Brokers[0])
-	require.NoError(t, err)
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(5 * time.Second))
-	ps, err := conn.ReadPartitions(topic)
-	require.NoError(t, err)
-	out := map[int]int{}
-	for _, p := range ps {
-		out[p.ID] = p.Leader.ID
-	}
-	return out
 }
 
 // rgcProducer writes to each partition from a goroutine of its own (a
@@ -75,7 +54,7 @@ type rgcProducer struct {
 	maxAckGap map[int]time.Duration
 }
 
-func (p *rgcProducer) ack(part int, msgs []Message) {
+func (p *rgcProducer) ack(part int, msgs []kafka.Message) {
 	now := time.Now()
 	for _, m := range msgs {
 		p.acked.Store(string(m.Value), now)
@@ -117,8 +96,8 @@ func rgcProduce(t *testing.T, c *ktesting.Cluster, topic string) *rgcProducer {
 		p.wg.Add(1)
 		go func(part int) {
 			defer p.wg.Done()
-			d := &Dialer{ClientID: "kafka-go-rgc-producer", Timeout: 3 * time.Second}
-			var conn *Conn
+			d := &kafka.Dialer{ClientID: "kafka-go-rgc-producer", Timeout: 3 * time.Second}
+			var conn *kafka.Conn
 			seq, boot := 0, part
 			tick := time.NewTicker(20 * time.Millisecond)
 			defer tick.Stop()
@@ -129,12 +108,15 @@ func rgcProduce(t *testing.T, c *ktesting.Cluster, topic string) *rgcProducer {
 					dcancel()
 					if err != nil {
 						boot++
-						retry.Sleep(ctx, 100*time.Millisecond)
+						select { // the next lookup after a pause
+						case <-ctx.Done():
+						case <-time.After(100 * time.Millisecond):
+						}
 						continue
 					}
 					conn = c2
 				}
-				msgs := make([]Message, 5)
+				msgs := make([]kafka.Message, 5)
 				for i := range msgs {
 					msgs[i].Value = []byte(fmt.Sprintf("p%d-%d", part, seq+i))
 				}
@@ -173,7 +155,7 @@ func (p *rgcProducer) stop() {
 // each once. It keeps, per partition, the longest time between two
 // deliveries since measuring started.
 type rgcConsumer struct {
-	r *Reader
+	r *kafka.Reader
 	p *rgcProducer
 
 	mu        sync.Mutex
@@ -187,7 +169,7 @@ type rgcConsumer struct {
 	done      chan struct{}
 }
 
-func rgcConsume(t *testing.T, r *Reader, p *rgcProducer) *rgcConsumer {
+func rgcConsume(t *testing.T, r *kafka.Reader, p *rgcProducer) *rgcConsumer {
 	cs := &rgcConsumer{r: r, p: p, next: map[int]int64{}, last: map[int]time.Time{}, maxGap: map[int]time.Duration{}, maxLate: map[int]time.Duration{}, done: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -266,18 +248,18 @@ func (cs *rgcConsumer) reached(ends map[int]int64) bool {
 	return true
 }
 
-// rgcSetup creates the topic, a group whose coordinator is not broker 2
-// (the rack-b broker the Reader fetches from: a fault there is the
+// rgcSetup creates the topic, a group whose coordinator is not the rack-b
+// broker (the one the Reader fetches from: a fault there is the
 // fetcher's business, not the group's), starts the producer and a rack-b
 // group Reader, and waits until every partition is delivered.
-func rgcSetup(t *testing.T) (c *ktesting.Cluster, topic string, coord int, frames *rgiFrames, p *rgcProducer, cs *rgcConsumer) {
-	c = rgiCluster(t)
+func rgcSetup(t *testing.T) (c *ktesting.Cluster, topic string, coord int, spy *apiSpy, p *rgcProducer, cs *rgcConsumer) {
+	c = requireRackCluster(t)
 	ktesting.LockCluster(t)
-	topic = rgiTopic(t, c, rgcPartitions)
-	group, coord := rgcGroup(t, c, topic, 2)
-	frames = newRgiFrames()
+	topic = createTopic(t, c, kafka.TopicConfig{NumPartitions: rgcPartitions})
+	group, coord := rgcGroup(t, c, topic, brokerInRack(t, c, "b"))
+	spy = &apiSpy{}
 	p = rgcProduce(t, c, topic)
-	r := rgiReader(t, c, "rack-b", group, topic, frames, func(cfg *ReaderConfig) {
+	r := rgiReader(t, c, "rack-b", group, topic, spy, func(cfg *kafka.ReaderConfig) {
 		cfg.Rack = "b"
 		cfg.CommitInterval = time.Second
 		// The library's defaults: a 15 s freeze is within the session.
@@ -285,55 +267,8 @@ func rgcSetup(t *testing.T) (c *ktesting.Cluster, topic string, coord int, frame
 		cfg.HeartbeatInterval = 0
 	})
 	cs = rgcConsume(t, r, p)
-	rgiEventually(t, 60*time.Second, "every partition delivered", cs.delivering)
-	return c, topic, coord, frames, p, cs
-}
-
-// rgcEnds returns the end offset (high watermark) of each partition at its
-// leader, as named by the broker with the newest leader epoch: a broker just
-// resumed from SIGSTOP still names itself for a moment and would report a
-// stale end.
-func rgcEnds(t *testing.T, c *ktesting.Cluster, topic string) map[int]int64 {
-	t.Helper()
-	d := &Dialer{ClientID: "kafka-go-rgc-itest", Timeout: 5 * time.Second}
-	ends := map[int]int64{}
-	for part := 0; part < rgcPartitions; part++ {
-		rgiEventually(t, 30*time.Second, fmt.Sprintf("end offset of %s/%d", topic, part), func() bool {
-			best := Partition{LeaderEpoch: -2}
-			for _, addr := range c.Brokers {
-				conn, err := d.Dial("tcp", addr)
-				if err != nil {
-					continue
-				}
-				conn.SetDeadline(time.Now().Add(5 * time.Second))
-				ps, err := conn.ReadPartitions(topic)
-				conn.Close()
-				if err != nil {
-					continue
-				}
-				for _, p := range ps {
-					if p.ID == part && p.Leader.ID >= 0 && p.LeaderEpoch > best.LeaderEpoch {
-						best = p
-					}
-				}
-			}
-			if best.LeaderEpoch == -2 {
-				return false
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			conn, err := d.DialPartition(ctx, "tcp", "", best)
-			if err != nil {
-				return false
-			}
-			defer conn.Close()
-			conn.SetDeadline(time.Now().Add(5 * time.Second))
-			end, err := conn.ReadLastOffset()
-			ends[part] = end
-			return err == nil
-		})
-	}
-	return ends
+	eventually(t, 60*time.Second, "every partition delivered", cs.delivering)
+	return c, topic, coord, spy, p, cs
 }
 
 // rgcFinish stops the producer, waits until the reader delivered every
@@ -341,8 +276,8 @@ func rgcEnds(t *testing.T, c *ktesting.Cluster, topic string) map[int]int64 {
 // error returned.
 func rgcFinish(t *testing.T, c *ktesting.Cluster, topic string, p *rgcProducer, cs *rgcConsumer) {
 	p.stop()
-	ends := rgcEnds(t, c, topic)
-	rgiEventually(t, 60*time.Second, fmt.Sprintf("every offset up to %v delivered", ends), func() bool { return cs.reached(ends) })
+	ends := rgiEnds(t, c, topic, rgcPartitions)
+	eventually(t, 60*time.Second, fmt.Sprintf("every offset up to %v delivered", ends), func() bool { return cs.reached(ends) })
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	require.Empty(t, cs.anomalies, "offsets delivered out of order or twice")
@@ -372,18 +307,21 @@ func TestReaderGroupNonCoordinatorKillNoRebalance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test")
 	}
-	c, topic, coord, frames, p, cs := rgcSetup(t)
-	victim := 6 - coord - 2 // neither the coordinator nor the rack-b broker
-	leaders := rgcLeaders(t, c, topic)
+	c, topic, coord, spy, p, cs := rgcSetup(t)
+	victim := brokerInRack(t, c, "a") // neither the coordinator nor the rack-b broker
+	if victim == coord {
+		victim = brokerInRack(t, c, "c")
+	}
+	leaders := rgiLeaders(t, c, topic, rgcPartitions)
 	t.Logf("coordinator: broker %d; killing broker %d; leaders %v", coord, victim, leaders)
 	steady := time.Now()
 	cs.measure()
 	ktesting.KillBroker(t, victim)
 	// The fault lasts 10 s; the reader keeps working meanwhile.
 	faultEnd := time.Now().Add(10 * time.Second)
-	rgiEventually(t, 20*time.Second, "the fault's duration", func() bool { return time.Now().After(faultEnd) })
+	eventually(t, 20*time.Second, "the fault's duration", func() bool { return time.Now().After(faultEnd) })
 	rgcFinish(t, c, topic, p, cs)
-	joins := frames.count(protocol.JoinGroup, steady, time.Now())
+	joins := spy.count(int16(protocol.JoinGroup), steady, time.Now())
 	gaps, late := cs.gaps()
 	t.Logf("JoinGroup requests after the kill: %d; per partition: longest gap between deliveries %v, longest delivery after the producer's ack %v, longest gap between the producer's acks %v",
 		joins, gaps, late, p.ackGaps())
@@ -397,8 +335,8 @@ func TestReaderGroupFrozenCoordinatorKeepsDelivering(t *testing.T) {
 	if testing.Short() {
 		t.Skip("integration test")
 	}
-	c, topic, coord, frames, p, cs := rgcSetup(t)
-	leaders := rgcLeaders(t, c, topic)
+	c, topic, coord, spy, p, cs := rgcSetup(t)
+	leaders := rgiLeaders(t, c, topic, rgcPartitions)
 	var others, led []int
 	for part, l := range leaders {
 		if l == coord {
@@ -414,11 +352,11 @@ func TestReaderGroupFrozenCoordinatorKeepsDelivering(t *testing.T) {
 	cs.measure()
 	ktesting.PauseBroker(t, coord)
 	pausedAt := time.Now()
-	rgiEventually(t, 30*time.Second, "the 15 s freeze", func() bool { return time.Since(pausedAt) >= 15*time.Second })
+	eventually(t, 30*time.Second, "the 15 s freeze", func() bool { return time.Since(pausedAt) >= 15*time.Second })
 	ktesting.ResumeBroker(t, coord)
 	t.Logf("broker %d frozen for %v", coord, time.Since(pausedAt).Round(time.Millisecond))
 	rgcFinish(t, c, topic, p, cs)
-	joins := frames.count(protocol.JoinGroup, steady, time.Now())
+	joins := spy.count(int16(protocol.JoinGroup), steady, time.Now())
 	gaps, late := cs.gaps()
 	ackGaps := p.ackGaps()
 	t.Logf("JoinGroup requests after the freeze: %d; per partition: longest gap between deliveries %v, longest delivery after the producer's ack %v, longest gap between the producer's acks %v (partitions led by the frozen broker: %v)",

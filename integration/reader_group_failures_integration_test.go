@@ -1,11 +1,9 @@
-package kafka
+package integration
 
-// Known kafka-go consumer-group failures, each reproduced on the real
-// 3-rack cluster against the Reader: readers stalling after a broker
-// restart, ReadMessage spinning on RebalanceInProgress, the committed
-// offset running ahead of what was processed, stale queued messages after
-// a rebalance, and messages skipped by a new group at LastOffset. Helpers
-// (prefix rgi) are in reader_group_integration_test.go.
+// Known kafka-go consumer-group failures, each reproduced on the real 3-rack cluster against the Reader:
+// readers stalling after a broker restart, ReadMessage spinning on RebalanceInProgress, the committed
+// offset running ahead of what was processed, stale queued messages after a rebalance, and messages
+// skipped by a new group at LastOffset. Helpers (prefix rgi) are in helpers_group*_test.go.
 
 import (
 	"context"
@@ -16,90 +14,16 @@ import (
 	"testing"
 	"time"
 
+	kafka "github.com/rackfetch/kafka-go"
 	"github.com/rackfetch/kafka-go/protocol"
 	ktesting "github.com/rackfetch/kafka-go/testing"
 )
-
-// rgiLeaders returns the leader of each partition of topic, as a live
-// broker sees it.
-func rgiLeaders(t *testing.T, c *ktesting.Cluster, topic string, partitions int) map[int]int {
-	t.Helper()
-	leaders := map[int]int{}
-	d := &Dialer{ClientID: "kafka-go-rg-itest", Timeout: 3 * time.Second}
-	rgiEventually(t, 30*time.Second, "leaders of "+topic, func() bool {
-		for _, addr := range c.Brokers {
-			conn, err := d.Dial("tcp", addr)
-			if err != nil {
-				continue
-			}
-			conn.SetDeadline(time.Now().Add(3 * time.Second))
-			ps, err := conn.ReadPartitions(topic)
-			conn.Close()
-			if err != nil || len(ps) != partitions {
-				continue
-			}
-			for _, p := range ps {
-				if p.Leader.ID < 0 {
-					return false
-				}
-				leaders[p.ID] = p.Leader.ID
-			}
-			return true
-		}
-		return false
-	})
-	return leaders
-}
-
-// rgiLeadBack moves the leadership of topic's partitions back to their
-// preferred replicas (a preferred leader election) until broker id, just
-// restarted, leads one of them again, so readers must read from it.
-func rgiLeadBack(t *testing.T, c *ktesting.Cluster, topic string, partitions, id int) {
-	t.Helper()
-	ps := make([]int32, partitions)
-	for i := range ps {
-		ps[i] = int32(i)
-	}
-	d := &Dialer{ClientID: "kafka-go-rg-itest", Timeout: 3 * time.Second}
-	rgiEventually(t, 45*time.Second, fmt.Sprintf("broker %d leading a partition of %s again", id, topic), func() bool {
-		for _, l := range rgiLeaders(t, c, topic, partitions) {
-			if l == id {
-				return true
-			}
-		}
-		// ZooKeeper-based brokers (2.x) take ElectLeaders only at the
-		// controller; KRaft brokers forward it.
-		conn, err := itestDialController(d, c.Addr(id))
-		if err != nil {
-			return false
-		}
-		defer conn.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		// Partitions whose preferred leader is not in sync yet, or already
-		// leads, answer with an error: the poll tries again.
-		conn.roundTrip(ctx, &protocol.ElectLeadersRequest{
-			ElectionType:    protocol.ElectionTypePreferred,
-			TopicPartitions: []protocol.ElectLeadersRequestTopic{{Topic: topic, Partitions: ps}},
-			TimeoutMs:       5000,
-		}, -1)
-		return false
-	})
-}
-
-// rgiCoordinatorID is the broker coordinating group.
-func rgiCoordinatorID(t *testing.T, c *ktesting.Cluster, group string) int {
-	t.Helper()
-	_, conn := rgiCoordinator(t, c, group)
-	defer conn.Close()
-	return conn.Broker().ID
-}
 
 // rgiWaitProgress waits until every partition has a message returned and
 // committed at or after from.
 func rgiWaitProgress(t *testing.T, rec *rgiRecorder, partitions int, from time.Time, within time.Duration, what string) time.Duration {
 	t.Helper()
-	rgiEventually(t, within, what+": every partition read again", func() bool {
+	eventually(t, within, what+": every partition read again", func() bool {
 		got := map[int]bool{}
 		for _, d := range rec.snapshot() {
 			if !d.at.Before(from) && d.state == rgiCommitOK {
@@ -120,9 +44,9 @@ func rgiWaitProgress(t *testing.T, rec *rgiRecorder, partitions int, from time.T
 // is read again, and in the end every message produced is returned, in
 // partition order.
 func TestReaderGroupIntegrationBrokerRestarts(t *testing.T) {
-	c := rgiCluster(t)
+	c := requireRackCluster(t)
 	const parts = 6
-	topic := rgiTopic(t, c, parts)
+	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: parts})
 	group := "g-" + topic
 	rec := &rgiRecorder{}
 	m := []*rgiMember{
@@ -176,60 +100,37 @@ func TestReaderGroupIntegrationBrokerRestarts(t *testing.T) {
 // rgiLaggard is a member of the group (a bare ConsumerGroup) that, while
 // holding, rejoins only once released: it keeps a rebalance open.
 type rgiLaggard struct {
-	cg      *ConsumerGroup
+	*cgiMember
 	holding atomic.Bool
 	release chan struct{}
-	mu      sync.Mutex
-	gen     int32
 }
 
 func rgiStartLaggard(t *testing.T, c *ktesting.Cluster, group, topic string) *rgiLaggard {
-	cg, err := NewConsumerGroup(ConsumerGroupConfig{
+	l := &rgiLaggard{release: make(chan struct{})}
+	l.cgiMember = cgiRun(t, kafka.ConsumerGroupConfig{
 		ID:      group,
 		Brokers: c.Brokers,
-		Dialer:  &Dialer{ClientID: "kafka-go-rg-laggard", Timeout: 5 * time.Second},
+		Dialer:  &kafka.Dialer{ClientID: "kafka-go-rg-laggard", Timeout: 5 * time.Second},
 		Topics:  []string{topic},
 		// Long enough that the coordinator waits for it while it holds.
 		SessionTimeout:    20 * time.Second,
 		HeartbeatInterval: rgiHeartbeat,
 		RebalanceTimeout:  20 * time.Second,
 		JoinGroupBackoff:  time.Second,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := &rgiLaggard{cg: cg, release: make(chan struct{}), gen: -1}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			gen, err := cg.Next(context.Background())
-			if errors.Is(err, ErrGroupClosed) {
-				return
-			}
-			if err != nil {
-				continue
-			}
-			l.mu.Lock()
-			l.gen = gen.ID
-			l.mu.Unlock()
-			gen.Start(func(ctx context.Context) {
-				<-ctx.Done()
-				if l.holding.Load() {
-					select {
-					case <-l.release:
-					case <-time.After(30 * time.Second):
-					}
-				}
-			})
-		}
-	}()
-	t.Cleanup(func() {
-		l.unhold()
-		cg.Close()
-		<-done
-	})
+	}, l.hold)
+	t.Cleanup(l.unhold) // before the group closes: it waits for hold
 	return l
+}
+
+// hold ends a generation of the laggard: at once, or while holding once
+// released (30 s at most).
+func (l *rgiLaggard) hold() {
+	if l.holding.Load() {
+		select {
+		case <-l.release:
+		case <-time.After(30 * time.Second):
+		}
+	}
 }
 
 func (l *rgiLaggard) unhold() {
@@ -239,9 +140,10 @@ func (l *rgiLaggard) unhold() {
 }
 
 func (l *rgiLaggard) generation() int32 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.gen
+	if g := l.latest(); g != nil {
+		return g.ID
+	}
+	return -1
 }
 
 // (b) kafka-go's ReadMessage returns RebalanceInProgress over and over
@@ -252,17 +154,17 @@ func (l *rgiLaggard) generation() int32 {
 // connections write: no hot loop of commits, fetches, heartbeats or joins,
 // and ReadMessage waits rather than failing; it reads again afterwards.
 func TestReaderGroupIntegrationNoHotLoopOnRebalance(t *testing.T) {
-	c := rgiCluster(t)
+	c := requireRackCluster(t)
 	const parts = 2
-	topic := rgiTopic(t, c, parts)
+	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: parts})
 	group := "g-" + topic
 	prod := newRgiProducer(t, c, topic)
 	prod.produce(parts, 2000)
 
 	lag := rgiStartLaggard(t, c, group, topic)
-	frames := newRgiFrames()
-	a := rgiReader(t, c, "a", group, topic, frames, nil)
-	rgiEventually(t, 30*time.Second, "a and the laggard in one generation", func() bool {
+	spy := &apiSpy{}
+	a := rgiReader(t, c, "a", group, topic, spy, nil)
+	eventually(t, 30*time.Second, "a and the laggard in one generation", func() bool {
 		g, ps := rgiAssignment(a, topic)
 		return g >= 0 && g == lag.generation() && len(ps) == 1
 	})
@@ -315,24 +217,24 @@ func TestReaderGroupIntegrationNoHotLoopOnRebalance(t *testing.T) {
 		}
 		return n
 	}
-	rgiEventually(t, 30*time.Second, "a reading", func() bool { return count(&msgs, time.Time{}, time.Now()) >= 50 })
+	eventually(t, 30*time.Second, "a reading", func() bool { return count(&msgs, time.Time{}, time.Now()) >= 50 })
 
 	lag.holding.Store(true)
 	tJoin := time.Now()
 	b := rgiReader(t, c, "b", group, topic, nil, nil)
-	rgiEventually(t, 10*time.Second, "a noticing the rebalance", func() bool {
+	eventually(t, 10*time.Second, "a noticing the rebalance", func() bool {
 		g, _ := rgiAssignment(a, topic)
 		return g < 0
 	})
 	tGone := time.Now()
 	// The window starts when a learned of the rebalance: its heartbeat
 	// that got RebalanceInProgress.
-	tNoticed := frames.last(protocol.Heartbeat, time.Now())
+	tNoticed := spy.last(int16(protocol.Heartbeat), time.Now())
 	if tNoticed.Before(tJoin) {
 		t.Fatalf("no heartbeat of a since b joined")
 	}
 	// The rebalance stays open while the laggard holds: measure a window.
-	rgiEventually(t, 10*time.Second, "the window", func() bool { return time.Since(tNoticed) >= 4*time.Second })
+	eventually(t, 10*time.Second, "the window", func() bool { return time.Since(tNoticed) >= 4*time.Second })
 	tEnd := time.Now()
 	window := tEnd.Sub(tNoticed)
 	if g, _ := rgiAssignment(a, topic); g >= 0 {
@@ -363,21 +265,14 @@ func TestReaderGroupIntegrationNoHotLoopOnRebalance(t *testing.T) {
 	}
 	total := 0
 	for _, k := range keys {
-		n := frames.count(k.key, tNoticed, tEnd)
+		n := spy.count(int16(k.key), tNoticed, tEnd)
 		total += n
 		t.Logf("%s requests during the %v of rebalance: %d", k.name, window.Round(time.Millisecond), n)
 		if n > k.max {
 			t.Errorf("%d %s requests during %v of rebalance, want <= %d", n, k.name, window, k.max)
 		}
 	}
-	all := 0
-	frames.mu.Lock()
-	for _, fr := range frames.sent {
-		if !fr.at.Before(tNoticed) && fr.at.Before(tEnd) {
-			all++
-		}
-	}
-	frames.mu.Unlock()
+	all := spy.count(-1, tNoticed, tEnd)
 	if rate := float64(all) / window.Seconds(); rate > 3 {
 		t.Errorf("%d requests in %v of rebalance (%.1f/s), want <= 3/s", all, window, rate)
 	}
@@ -393,7 +288,7 @@ func TestReaderGroupIntegrationNoHotLoopOnRebalance(t *testing.T) {
 	}
 
 	// After the rebalance a reads again.
-	rgiEventually(t, 30*time.Second, "a reading after the rebalance", func() bool { return count(&msgs, tEnd, time.Now()) >= 10 })
+	eventually(t, 30*time.Second, "a reading after the rebalance", func() bool { return count(&msgs, tEnd, time.Now()) >= 10 })
 }
 
 // (c) kafka-go commits past what the application committed around a
@@ -403,22 +298,22 @@ func TestReaderGroupIntegrationNoHotLoopOnRebalance(t *testing.T) {
 // there, while the first one goes on after what it returned in the
 // partitions it kept (one Reader never returns a message twice).
 func TestReaderGroupIntegrationCommittedNeverAhead(t *testing.T) {
-	c := rgiCluster(t)
+	c := requireRackCluster(t)
 	const parts, n = 4, 100
 	for _, interval := range []time.Duration{0, 300 * time.Millisecond} {
 		t.Run(fmt.Sprintf("CommitInterval=%v", interval), func(t *testing.T) {
-			topic := rgiTopic(t, c, parts)
+			topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: parts})
 			group := "g-" + topic
 			prod := newRgiProducer(t, c, topic)
 			prod.produce(parts, n)
-			edit := func(cfg *ReaderConfig) { cfg.CommitInterval = interval }
+			edit := func(cfg *kafka.ReaderConfig) { cfg.CommitInterval = interval }
 			a := rgiReader(t, c, "a", group, topic, nil, edit)
-			ctx := rgiCtx(t, 60*time.Second)
+			ctx := testContext(t, 60*time.Second)
 
 			// Fetch everything; commit offset 10(p+1) of partition p, by
 			// passing message 10(p+1)-1 (and a few before it, out of order).
 			want := map[int]int64{}
-			keep := map[int]Message{}
+			keep := map[int]kafka.Message{}
 			for fetched := 0; fetched < parts*n; fetched++ {
 				m, err := a.FetchMessage(ctx)
 				if err != nil {
@@ -459,7 +354,7 @@ func TestReaderGroupIntegrationCommittedNeverAhead(t *testing.T) {
 			// b starts its partitions at the committed offsets.
 			for _, p := range owned[1] {
 				p := p
-				rgiEventually(t, 30*time.Second, fmt.Sprintf("b reading partition %d", p), func() bool {
+				eventually(t, 30*time.Second, fmt.Sprintf("b reading partition %d", p), func() bool {
 					for _, d := range rec.snapshot() {
 						if d.part == p {
 							if d.offset != want[p] {
@@ -501,19 +396,19 @@ func TestReaderGroupIntegrationCommittedNeverAhead(t *testing.T) {
 // generation started it never returns a message of a partition it lost;
 // the two never return the same message; together they return every one.
 func TestReaderGroupIntegrationNoStaleMessagesAfterRebalance(t *testing.T) {
-	c := rgiCluster(t)
+	c := requireRackCluster(t)
 	const parts, n = 4, 750
-	topic := rgiTopic(t, c, parts)
+	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: parts})
 	group := "g-" + topic
 	prod := newRgiProducer(t, c, topic)
 	prod.produce(parts, n)
 
-	edit := func(cfg *ReaderConfig) { cfg.QueueCapacity = 5000 }
+	edit := func(cfg *kafka.ReaderConfig) { cfg.QueueCapacity = 5000 }
 	rec := &rgiRecorder{}
 	a := rgiStart(t, c, rec, "a", group, topic, edit)
 	gen0, _ := rgiWaitStable(t, 30*time.Second, topic, parts, a.r)
-	rgiEventually(t, 30*time.Second, "a's queue filling up", func() bool { return a.r.queue.len() >= 2000 })
-	queued := a.r.queue.len()
+	eventually(t, 30*time.Second, "a's queue filling up", func() bool { return a.r.Stats().QueueLength >= 2000 })
+	queued := a.r.Stats().QueueLength
 
 	b := rgiStart(t, c, rec, "b", group, topic, edit)
 	gen1, owned := rgiWaitStable(t, 30*time.Second, topic, parts, a.r, b.r)
@@ -565,18 +460,18 @@ func TestReaderGroupIntegrationNoStaleMessagesAfterRebalance(t *testing.T) {
 // message produced after the first join is returned, none before it, and
 // the group ends up committing all of them.
 func TestReaderGroupIntegrationLastOffsetNoLoss(t *testing.T) {
-	c := rgiCluster(t)
+	c := requireRackCluster(t)
 	const parts, old, fresh = 3, 10, 20
-	topic := rgiTopic(t, c, parts)
+	topic := createTopic(t, c, kafka.TopicConfig{NumPartitions: parts})
 	group := "g-" + topic
 	prod := newRgiProducer(t, c, topic)
 	prod.produce(parts, old)
 
-	edit := func(cfg *ReaderConfig) { cfg.StartOffset = LastOffset }
+	edit := func(cfg *kafka.ReaderConfig) { cfg.StartOffset = kafka.LastOffset }
 	a := rgiReader(t, c, "a", group, topic, nil, edit)
 	rgiWaitStable(t, 30*time.Second, topic, parts, a)
 	prod.produce(parts, fresh)
-	ctx := rgiCtx(t, 60*time.Second)
+	ctx := testContext(t, 60*time.Second)
 	rec := &rgiRecorder{}
 	for i := 0; i < 5; i++ {
 		m, err := a.FetchMessage(ctx)
@@ -588,10 +483,10 @@ func TestReaderGroupIntegrationLastOffsetNoLoss(t *testing.T) {
 
 	b := rgiStart(t, c, rec, "b", group, topic, edit)
 	rgiWaitStable(t, 30*time.Second, topic, parts, a, b.r)
-	am := &rgiMember{t: t, name: "a", topic: topic, r: a, frames: newRgiFrames(), stop: make(chan struct{}), done: make(chan struct{})}
+	am := &rgiMember{t: t, name: "a", topic: topic, r: a, spy: &apiSpy{}, stop: make(chan struct{}), done: make(chan struct{})}
 	am.run(rec)
 
-	rgiEventually(t, 30*time.Second, "every message produced after the join returned", func() bool {
+	eventually(t, 30*time.Second, "every message produced after the join returned", func() bool {
 		got := map[[2]int64]bool{}
 		for _, d := range rec.snapshot() {
 			got[[2]int64{int64(d.part), d.offset}] = true
