@@ -56,6 +56,7 @@ type engineShare struct {
 	addrs   brokerAddrs
 	rt      *consumerRuntime // the Readers' background work (reader_runtime.go)
 	rack    rackCheck        // the Readers' rack check (reader_runtime.go)
+	reads   readMeter        // what the Readers fetch, for the probes' path check (cooldown.go)
 
 	mu      sync.Mutex
 	readers map[uint64]*Reader // by owner number

@@ -216,7 +216,6 @@ func profileWindow() (stop func()) {
 // end: what the idle heap holds, which every garbage collection marks.
 const heapEnv = "BENCH_IDLE_HEAP"
 
-
 func cpuSeconds() float64 {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {

@@ -12,6 +12,7 @@ package consumer
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -145,6 +146,11 @@ func (rt *Runtime[TP]) Nudge() {
 	}
 }
 
+// ErrSlowPath is what a probe (Config.Dial) returns when it reached the
+// broker over a path too slow for the reads it would serve: the broker's
+// cooldown goes on and it is probed again soon (routing.Cooldowns.ProbedSlow).
+var ErrSlowPath = errors.New("the path to the broker is too slow for the reads it would serve")
+
 // Probe checks, off every fetcher's path, whether broker answers again
 // and reports it to the cooldowns; timeout bounds it (a frozen broker
 // accepts the connection but never answers), now is the cooldowns' clock.
@@ -162,6 +168,11 @@ func (rt *Runtime[TP]) Probe(broker int, timeout time.Duration, now func() time.
 		err := rt.cfg.Dial(ctx, broker)
 		cancel()
 		if rt.ctx.Err() != nil {
+			return
+		}
+		if errors.Is(err, ErrSlowPath) {
+			rt.cooldowns.ProbedSlow(broker, now())
+			rt.cfg.Logf("kafka reader: broker %d stays left: %v", broker, err)
 			return
 		}
 		rt.cooldowns.Probed(broker, err == nil, now())

@@ -80,6 +80,9 @@ type cooldownEntry struct {
 	nextProbe time.Time
 	probing   bool
 	refused   int
+	// slow: the latest probe reached the broker over a path too slow to
+	// read through (ProbedSlow); the ISR has nothing to say about a path.
+	slow bool
 }
 
 // waiting reports whether the entry still keeps reads away at now.
@@ -237,7 +240,7 @@ func (c *Cooldowns) Active(now time.Time) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, e := range c.entries {
-		if e.waiting(now) && !e.longRefused(now) {
+		if e.waiting(now) && !e.longRefused(now) && !e.slow {
 			return true
 		}
 	}

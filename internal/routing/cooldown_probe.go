@@ -75,7 +75,7 @@ func (c *Cooldowns) Probed(broker int, reached bool, now time.Time) {
 	if e == nil || !e.unproven {
 		return
 	}
-	e.probing = false
+	e.probing, e.slow = false, false
 	if reached {
 		// The cooldown ends now: a failure soon after makes the next grow.
 		e.unproven, e.until = false, now
@@ -84,6 +84,31 @@ func (c *Cooldowns) Probed(broker int, reached bool, now time.Time) {
 	}
 	e.refused++
 	e.nextProbe = now.Add(probeWait(e.refused))
+}
+
+// probeSlowGap is the wait between the probes of a broker that answers,
+// but too slowly for the reads it would serve: the path is watched closely
+// so that reads go back soon after it recovers, and the broker is not
+// taken for unreachable (its probes do not grow apart).
+const probeSlowGap = 2 * time.Second
+
+// ProbedSlow reports a probe of broker at now that reached it over a path
+// too slow for the reads it would serve: the cooldown goes on, the next
+// probe follows probeSlowGap later, and the broker does not keep metadata
+// re-read every second (Active): no ISR change tells of a path.
+func (c *Cooldowns) ProbedSlow(broker int, now time.Time) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e := c.entries[cooldownKey{broker, wholeBroker}]
+	if e == nil || !e.unproven {
+		return
+	}
+	e.probing, e.slow = false, true
+	e.refused = 0
+	e.nextProbe = now.Add(probeSlowGap)
 }
 
 // probeNow makes e's probe due at now (unless one is out already): the

@@ -121,6 +121,18 @@ func TestCooldownProbeTransitions(t *testing.T) {
 			probeStep{name: "its probe starts with 1 s again", at: 105 * s, do: probed(false), cool: true, active: true, size: 1},
 		))
 	})
+	t.Run("a slow path: probed every 2 s, however long, until a probe finds it fast", func(t *testing.T) {
+		slow := func(at time.Duration) func(c *Cooldowns, now time.Time) {
+			return func(c *Cooldowns, now time.Time) { c.ProbedSlow(2, cdAt(at)) }
+		}
+		runProbeSteps(t, append(long[:len(long):len(long)],
+			probeStep{name: "long refused, then due", at: 124 * s, due: true, cool: true, size: 1},
+			probeStep{name: "slow 1: not before 2 s, no fast metadata", at: 126*s - time.Nanosecond, do: slow(124 * s), cool: true, size: 1},
+			probeStep{name: "slow 1: at 2 s", at: 126 * s, due: true, cool: true, size: 1},
+			probeStep{name: "slow 2: at 2 s again", at: 128 * s, do: slow(126 * s), due: true, cool: true, size: 1},
+			probeStep{name: "fast: over", at: 128 * s, do: probed(true), size: 1},
+		))
+	})
 	t.Run("no longer listed: forgotten, in any state", func(t *testing.T) {
 		forget := func(c *Cooldowns, now time.Time) { c.Listed([]int{1, 3}) }
 		for i := range long {
