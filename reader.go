@@ -65,7 +65,7 @@ type Reader struct {
 	owner uint64
 	rack  *rackCheck // reader_runtime.go
 
-	failure lastFailure // the latest failure retried, for a caller whose context ends (error_cause.go)
+	failure lastFailure // the latest failure retried, for a caller whose context ends (error.go)
 
 	// stctx lives as long as the Reader; Close cancels it.
 	stctx context.Context
