@@ -431,3 +431,39 @@ func (c *Conn) fail(ctx context.Context, err error) error {
 // isBroken reports whether the connection was closed, by Close or after an
 // I/O error.
 func (c *Conn) isBroken() bool { return c.closed.Load() }
+
+// sniffPeer waits for the first bytes of the first answer on the
+// connection, which should be a Kafka response frame's size, and names the
+// protocol of a peer that is not Kafka: no valid frame starts with "HTTP" or
+// a TLS record header, each would be a size above MaxResponseSize. A peer
+// silent until the deadline may be an HTTP server waiting for the end of a
+// request line: it is sent one, with a moment to answer (a stalled Kafka
+// broker drops the connection on the bogus size it makes). stop undoes the
+// request's deadlines; a caller that cancelled ctx is not kept waiting. It
+// returns "" when the peer may be Kafka.
+func (c *Conn) sniffPeer(ctx context.Context, stop func()) string {
+	head, err := c.rbuf.Peek(4)
+	var ne net.Error
+	if err != nil && len(head) == 0 && errors.As(err, &ne) && ne.Timeout() && !errors.Is(ctx.Err(), context.Canceled) {
+		stop()
+		_ = c.conn.SetDeadline(time.Now().Add(peerProbeTimeout))
+		if _, err = c.conn.Write([]byte("\r\n\r\n")); err == nil {
+			head, err = c.rbuf.Peek(4)
+		}
+		_ = c.conn.SetDeadline(time.Unix(1, 0)) // the request fails as it would have
+	}
+	if err != nil {
+		return ""
+	}
+	switch {
+	case string(head) == "HTTP":
+		return "HTTP"
+	case head[1] == 3 && (head[0] == 0x15 || head[0] == 0x16): // a TLS alert or handshake record, version 3.x
+		return "TLS"
+	}
+	return ""
+}
+
+// peerProbeTimeout bounds the wait for an HTTP server's answer to the
+// probe of sniffPeer.
+const peerProbeTimeout = 300 * time.Millisecond

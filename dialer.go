@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/rackfetch/kafka-go/internal/retry"
@@ -411,3 +412,63 @@ func (c *Conn) authenticateSASL(ctx context.Context, m sasl.Mechanism) error {
 	}
 	return nil
 }
+
+// tlsHandshakeError names the likely cause of a failed TLS handshake with
+// addr: a peer that answered in HTTP, or one that closed the connection
+// without a TLS answer, as a Kafka plaintext listener does with a
+// ClientHello it reads as an oversized request. A broker shutting down
+// closes connections too, so "plaintext" is said only when a Kafka
+// ApiVersions answer on a new plaintext connection confirms it (a failure
+// named so is not retried).
+func (d *Dialer) tlsHandshakeError(ctx context.Context, network, addr string, err error) error {
+	var rhe tls.RecordHeaderError
+	switch {
+	case errors.As(err, &rhe) && string(rhe.RecordHeader[:4]) == "HTTP":
+		return &PeerProtocolError{Addr: addr, Peer: "HTTP", Err: err}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET):
+		if ctx.Err() == nil && d.answersPlaintext(ctx, network, addr) {
+			return &PeerProtocolError{Addr: addr, Peer: "plaintext", Err: err}
+		}
+	}
+	return err
+}
+
+// answersPlaintext reports whether addr answers ApiVersions without TLS.
+func (d *Dialer) answersPlaintext(ctx context.Context, network, addr string) bool {
+	ctx, cancel := context.WithTimeout(ctx, tlsProbeTimeout)
+	defer cancel()
+	probe := *d
+	probe.TLS = nil
+	nc, err := probe.dialContext(ctx, network, addr)
+	if err != nil {
+		return false
+	}
+	c := NewConnWith(nc, ConnConfig{ClientID: d.ClientID})
+	defer c.Close()
+	_, err = c.loadApiVersions(ctx)
+	return err == nil
+}
+
+// namePeer names the peer at address after the first request of a
+// plaintext connection failed with err: a peer that closed the connection
+// without a byte of answer may be a TLS server (what one does with bytes
+// that are not TLS), which a TLS handshake on a new connection tells.
+func (d *Dialer) namePeer(ctx context.Context, network, address string, err error) error {
+	if d.TLS != nil || !(errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) || ctx.Err() != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, tlsProbeTimeout)
+	defer cancel()
+	probe := *d
+	// Only to learn whether the peer speaks TLS: nothing is sent over it.
+	probe.TLS = &tls.Config{InsecureSkipVerify: true} //nolint:gosec
+	nc, perr := probe.dialContext(ctx, network, address)
+	if perr != nil {
+		return err
+	}
+	nc.Close()
+	return &PeerProtocolError{Addr: address, Peer: "TLS", Err: err}
+}
+
+// tlsProbeTimeout bounds the handshake of namePeer.
+const tlsProbeTimeout = time.Second

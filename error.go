@@ -1,9 +1,21 @@
 package kafka
 
 import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
 	"fmt"
+	"net"
 	"strconv"
+	"strings"
+	"sync/atomic"
 )
+
+// The errors the package returns: Kafka's error codes (Error), the
+// Writer's (MessageTooLargeError, WriteErrors), a peer that is not a Kafka
+// listener (PeerProtocolError); and how failures are classified and
+// combined (permanentFailure, brokersError, lastFailure).
 
 // Error is an error code returned by a Kafka broker.
 //
@@ -369,3 +381,215 @@ func makeError(code int16, message string) error {
 	}
 	return fmt.Errorf("%w: %s", Error(code), message)
 }
+
+// MessageTooLargeError is returned when a message is too large to fit
+// within the allowed size: larger than the Writer's BatchBytes (the whole
+// WriteMessages call then fails, and Remaining holds the other messages to
+// write again), or refused by the broker as larger than the topic's
+// max.message.bytes (then it is the message's entry in WriteErrors, or the
+// error given to Completion, and Remaining is empty).
+//
+// errors.Is(err, MessageSizeTooLarge) holds for it.
+type MessageTooLargeError struct {
+	Message   Message
+	Remaining []Message
+}
+
+func messageTooLarge(msgs []Message, i int) MessageTooLargeError {
+	remain := make([]Message, 0, len(msgs)-1)
+	remain = append(remain, msgs[:i]...)
+	remain = append(remain, msgs[i+1:]...)
+	return MessageTooLargeError{Message: msgs[i], Remaining: remain}
+}
+
+func (e MessageTooLargeError) Error() string { return MessageSizeTooLarge.Error() }
+
+func (e MessageTooLargeError) Unwrap() error { return MessageSizeTooLarge }
+
+// WriteErrors is returned by kafka.(*Writer).WriteMessages when the writer
+// is not configured to write messages asynchronously. WriteErrors values
+// contain a list of errors where each entry matches the position of a
+// message in the WriteMessages call; nil entries are messages that were
+// written. The program can determine the status of each message by looping
+// over the error:
+//
+//	switch err := w.WriteMessages(ctx, msgs...).(type) {
+//	case nil:
+//	case kafka.WriteErrors:
+//		for i := range msgs {
+//			if err[i] != nil {
+//				// handle the error writing msgs[i]
+//			}
+//		}
+//	default:
+//		// handle other errors
+//	}
+type WriteErrors []error
+
+// Count counts the number of non-nil errors in err.
+func (err WriteErrors) Count() int {
+	n := 0
+	for _, e := range err {
+		if e != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// Unwrap returns the non-nil errors, so that errors.Is and errors.As look
+// into them: errors.Is(err, kafka.NotLeaderForPartition) holds when some
+// message failed with it.
+func (err WriteErrors) Unwrap() []error {
+	var out []error
+	for _, e := range err {
+		if e != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (err WriteErrors) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "kafka write errors (%d/%d)", err.Count(), len(err))
+	// Many messages usually fail for the same reason: list each distinct
+	// error once.
+	seen := map[string]bool{}
+	sep := ": "
+	for _, e := range err {
+		if e == nil {
+			continue
+		}
+		s := e.Error()
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		b.WriteString(sep)
+		b.WriteString(s)
+		sep = "; "
+	}
+	return b.String()
+}
+
+// brokersError is the failure of a request that every broker tried
+// failed: each broker's own error, in the order tried, so that errors.Is
+// and errors.As reach every cause and the message names every broker.
+type brokersError struct {
+	tried int
+	errs  []error
+}
+
+func (e *brokersError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "no broker answered among %d tried", e.tried)
+	sep := ": "
+	for _, err := range e.errs {
+		b.WriteString(sep)
+		b.WriteString(err.Error())
+		sep = "; "
+	}
+	return b.String()
+}
+
+func (e *brokersError) Unwrap() []error { return e.errs }
+
+// add records one broker's failure; the same failure twice (a broker
+// tried again) is kept once.
+func (e *brokersError) add(err error) {
+	for _, x := range e.errs {
+		if x.Error() == err.Error() {
+			return
+		}
+	}
+	e.errs = append(e.errs, err)
+}
+
+// permanentFailure reports a failure to reach the cluster that no retry
+// fixes: the credentials or the SASL mechanism, the TLS setup, an address
+// that names no host or no Kafka listener. When every broker tried failed,
+// it holds only if each one's failure is permanent: one broker down among
+// misconfigured ones may come back.
+func permanentFailure(err error) bool {
+	var be *brokersError
+	if errors.As(err, &be) {
+		for _, e := range be.errs {
+			if !permanentFailure(e) {
+				return false
+			}
+		}
+		return len(be.errs) > 0
+	}
+	var kerr Error
+	if errors.As(err, &kerr) {
+		switch kerr {
+		case SASLAuthenticationFailed, UnsupportedSASLMechanism, IllegalSASLState:
+			return true
+		}
+		return false
+	}
+	var (
+		peerErr *PeerProtocolError
+		dnsErr  *net.DNSError
+		certErr *tls.CertificateVerificationError
+		hostErr x509.HostnameError
+		authErr x509.UnknownAuthorityError
+		recErr  tls.RecordHeaderError
+	)
+	switch {
+	case errors.As(err, &dnsErr):
+		return dnsErr.IsNotFound
+	case errors.As(err, &peerErr), errors.As(err, &certErr), errors.As(err, &hostErr),
+		errors.As(err, &authErr), errors.As(err, &recErr):
+		return true
+	}
+	return false
+}
+
+// lastFailure keeps the latest failure a client retried without
+// returning it, so that a caller whose context ends meanwhile learns why
+// nothing came (withCause).
+type lastFailure struct{ v atomic.Pointer[error] }
+
+func (l *lastFailure) set(err error) { l.v.Store(&err) }
+
+func (l *lastFailure) clear() { l.v.Store(nil) }
+
+// withCause adds the latest failure to err when err is the caller's
+// context ending: errors.Is(err, context.DeadlineExceeded) still holds,
+// and errors.Is/As reach the failure too.
+func (l *lastFailure) withCause(err error) error {
+	p := l.v.Load()
+	if p == nil || !(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+		return err
+	}
+	return fmt.Errorf("%w (while retrying: %w)", err, *p)
+}
+
+// PeerProtocolError reports a peer that does not speak what the client
+// speaks: an HTTP or a TLS server where the client expected Kafka in
+// plaintext, or a plaintext port where the client speaks TLS. No retry
+// fixes it: the address or the Dialer's TLS setting is wrong.
+type PeerProtocolError struct {
+	// Addr is the address dialed.
+	Addr string
+	// Peer is what seems to answer there: "HTTP", "TLS" or "plaintext".
+	Peer string
+	// Err is what the client saw.
+	Err error
+}
+
+func (e *PeerProtocolError) Error() string {
+	switch e.Peer {
+	case "HTTP":
+		return fmt.Sprintf("%s answered in HTTP, not in the Kafka protocol: not a Kafka listener (%v)", e.Addr, e.Err)
+	case "TLS":
+		return fmt.Sprintf("%s answered in TLS: a TLS listener, for a client without TLS (set Dialer.TLS or Transport.TLS) (%v)", e.Addr, e.Err)
+	case "plaintext":
+		return fmt.Sprintf("%s closed the connection during the TLS handshake without a TLS answer: a plaintext listener? (%v)", e.Addr, e.Err)
+	}
+	return fmt.Sprintf("%s answered in %s, not in the Kafka protocol (%v)", e.Addr, e.Peer, e.Err)
+}
+
+func (e *PeerProtocolError) Unwrap() error { return e.Err }
