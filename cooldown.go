@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"strconv"
 	"sync"
@@ -43,10 +44,29 @@ func (s *engineShare) probeDial(ctx context.Context, id int) error {
 	}
 	c, err := s.cluster.dialer.dialBroker(ctx, "tcp", b, Partition{})
 	if err != nil {
+		if connectedThenTimedOut(err) {
+			// Something accepted the connection and then carried nothing
+			// in time (a black-holed or lossy path, a frozen process): not
+			// a broker that is gone, whose probes grow apart.
+			return fmt.Errorf("%w: %v", consumer.ErrSlowPath, err)
+		}
 		return err
 	}
 	defer c.Close()
 	return s.checkPath(ctx, c, id)
+}
+
+// connectedThenTimedOut reports whether a dial's err is a timeout after the
+// TCP connection was made (in TLS, SASL or ApiVersions), not a failure to
+// connect (refused, no route, a connect that timed out).
+func connectedThenTimedOut(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return false
+	}
+	var timeout interface{ Timeout() bool }
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		(errors.As(err, &timeout) && timeout.Timeout())
 }
 
 // The path check: the broker's own configuration with its documentation

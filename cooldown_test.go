@@ -1,7 +1,11 @@
 package kafka
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"net"
+	"os"
 	"testing"
 	"time"
 
@@ -55,4 +59,18 @@ func TestReadMeterRate(t *testing.T) {
 	m.add(t0.Add(16*time.Second), 16000) // reuses the first second's bucket
 	assert.InDelta(t, (15*1600.0+16000)/16, m.rate(t0.Add(16*time.Second)), 1e-9)
 	assert.Zero(t, m.rate(t0.Add(40*time.Second)), "nothing read for longer than the window")
+}
+
+// A probe that connected and then timed out found a path too slow (a black
+// hole, heavy loss, a frozen process); one that could not connect found no
+// broker.
+func TestConnectedThenTimedOut(t *testing.T) {
+	dialTimeout := &net.OpError{Op: "dial", Net: "tcp", Err: os.ErrDeadlineExceeded}
+	readTimeout := &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+	assert.False(t, connectedThenTimedOut(fmt.Errorf("dialing broker 2: %w", dialTimeout)))
+	assert.False(t, connectedThenTimedOut(fmt.Errorf("dialing broker 2: %w", refused)))
+	assert.True(t, connectedThenTimedOut(fmt.Errorf("reading the ApiVersions response: %w", readTimeout)))
+	assert.True(t, connectedThenTimedOut(fmt.Errorf("negotiating versions: %w", context.DeadlineExceeded)))
+	assert.False(t, connectedThenTimedOut(errors.New("SASL authentication failed")))
 }

@@ -343,6 +343,9 @@ func (f *fetcher) step(ctx context.Context) bool {
 	r.stats.fetchSize.observe(int64(n))
 	r.stats.fetchBytes.observe(fb.Bytes)
 	r.stats.readTime.observeDuration(time.Since(t1))
+	if n > 0 && broker != f.meta.Leader.ID {
+		r.share.rt.Flowing(f.tp) // the lag check matters again
+	}
 	if n > 0 {
 		fb.Run.Incarnation = f.topicGen
 		if perr := r.queue.push(f.gen, f.tp, fb.Run); perr != nil {

@@ -75,16 +75,24 @@ func TestNetFaultRackBPaths(t *testing.T) {
 	for _, fc := range []struct {
 		name  string
 		fault netfault.Fault
+		// slow: a path that delivers, too slowly to keep up. Reads that
+		// left it must not come back while it is still slow (the probes
+		// measure the path, not only reach the broker).
+		slow bool
 	}{
-		{"oneway", netfault.Fault{DropReplies: true}},
-		{"silent", netfault.Fault{Silent: true}},
-		{"reset", netfault.Fault{Reset: true}},
-		{"loss-5pct", netfault.Fault{Loss: 0.05}},
-		{"loss-20pct", netfault.Fault{Loss: 0.2}},
-		{"bandwidth-1mbit", netfault.Fault{Rate: 1_000_000 / 8}},
+		{"oneway", netfault.Fault{DropReplies: true}, false},
+		{"silent", netfault.Fault{Silent: true}, false},
+		{"reset", netfault.Fault{Reset: true}, false},
+		{"loss-5pct", netfault.Fault{Loss: 0.05}, false},
+		{"loss-20pct", netfault.Fault{Loss: 0.2}, true},
+		{"bandwidth-1mbit", netfault.Fault{Rate: 1_000_000 / 8}, true},
 	} {
 		o := n.apply(fc.name, fc.fault, 15*time.Second)
 		assert.True(t, o.backOK, "%s: reads not back on broker %d within %v of its path healing", fc.name, n.b, nfBackWait)
+		if fc.slow {
+			assert.Zero(t, o.returns, "%s: reads went back to broker %d while its path was still slow", fc.name, n.b)
+			assert.LessOrEqual(t, o.back, nfBound, "%s: reads back on broker %d after its path healed", fc.name, n.b)
+		}
 	}
 	n.finish()
 }
@@ -199,6 +207,10 @@ type nfOutcome struct {
 	backOK    bool          // within nfBackWait
 	dialsPerS float64       // connections to the rack-b broker's address per second once left
 	crossRack float64       // share of the socket bytes during the fault not from the rack-b broker
+	// returns counts the times partitions came back to the rack-b broker
+	// during the fault, after some had left it: a return to a path still
+	// faulty.
+	returns int
 }
 
 // apply puts fault f on the rack-b broker's client path for d (the proxy
@@ -218,8 +230,13 @@ func (n *nfRun) apply(name string, f netfault.Fault, d time.Duration) nfOutcome 
 	require.NoError(n.t, n.nf.Set(n.ctx, n.b, f), "setting %s on broker %d's path", name, n.b)
 	var leftAt time.Time
 	var dialsAtLeft int64
+	prev := rkPartitions
 	n.pollFor(d, func() {
 		k := n.countOnB()
+		if k > prev {
+			o.returns++
+		}
+		prev = k
 		o.minOnB = min(o.minOnB, k)
 		if k == 0 && !o.leftOK {
 			o.left, o.leftOK, leftAt = time.Since(at), true, time.Now()
@@ -241,8 +258,8 @@ func (n *nfRun) apply(name string, f netfault.Fault, d time.Duration) nfOutcome 
 	if o.leftOK {
 		left = rkSeconds(o.left)
 	}
-	n.t.Logf("NETFAULTFIGURE %s fault=%q left_s=%s min_partitions_on_b=%d cross_rack_share_socket=%.4f(%d bytes) dials_to_b_per_s_after_left=%.2f back_after_heal_s=%s(ok=%v) reroutes=%v",
-		name, f.String(), left, o.minOnB, o.crossRack, total, o.dialsPerS, rkSeconds(o.back), o.backOK, rrDiff(rr0, n.r.RoutingStats().Reroutes))
+	n.t.Logf("NETFAULTFIGURE %s fault=%q left_s=%s min_partitions_on_b=%d cross_rack_share_socket=%.4f(%d bytes) dials_to_b_per_s_after_left=%.2f returns_during_fault=%d back_after_heal_s=%s(ok=%v) reroutes=%v",
+		name, f.String(), left, o.minOnB, o.crossRack, total, o.dialsPerS, o.returns, rkSeconds(o.back), o.backOK, rrDiff(rr0, n.r.RoutingStats().Reroutes))
 	return o
 }
 

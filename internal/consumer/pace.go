@@ -9,13 +9,15 @@ import (
 //
 // The lag check needs the leader's end only while the leader has records
 // the follower may not: a leader whose high watermarks did not move
-// since its last sample has nothing new, so each such sample doubles the
-// time to the next, up to QuietSampling; a sample that finds one moved
-// (or fails, or covers a partition not sampled before) brings the pace
-// back to Sampling; a partition sampled before and back in the sample
-// unchanged does not. An idle consumer then asks each leader about twice a
-// minute instead of every MaxFollowerLag/8. What it gives up: records
-// written after a quiet spell to a follower that stopped replicating are
+// since its last sample has nothing new, so the next sample waits
+// QuietSampling; a sample that finds one moved (or fails, or covers a
+// partition not sampled before) brings the pace back to Sampling, and so
+// does a follower answering with records (Flowing): records flow again, and
+// the lag matters again. A partition sampled before and back in the sample
+// unchanged does not. An idle consumer then asks each leader twice a minute
+// instead of every MaxFollowerLag/8, from the first sample that finds it
+// idle. What it gives up: records written after a quiet spell to a
+// follower that stopped replicating (so that no records flow from it) are
 // noticed up to QuietSampling later. Kafka itself bounds that case: a
 // follower that stops fetching leaves the ISR after replica.lag.time.max.ms
 // (30 s by default), and the metadata re-read while partitions are on
@@ -96,7 +98,7 @@ func (ps *paces[TP]) sampled(leader int, hws map[TP]int64, err error, now time.T
 	case moved || quiet <= base:
 		p.every = base
 	case len(hws) > 0:
-		p.every = min(2*p.every, quiet)
+		p.every = quiet
 	}
 	for tp := range p.hws {
 		ps.quiet[tp] = p.every > base
@@ -112,4 +114,25 @@ func (rt *Runtime[TP]) Quiet(tp TP) bool {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return ps.quiet[tp]
+}
+
+// Flowing says a follower answered tp's fetch with records: if tp's leader
+// is sampled at the quiet pace, it is sampled at once and at Sampling's
+// pace again.
+func (rt *Runtime[TP]) Flowing(tp TP) {
+	ps := &rt.paces
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if !ps.quiet[tp] {
+		return
+	}
+	for _, p := range ps.by {
+		if _, ok := p.hws[tp]; !ok {
+			continue
+		}
+		p.every, p.next = 0, time.Time{}
+		for other := range p.hws {
+			ps.quiet[other] = false
+		}
+	}
 }

@@ -24,19 +24,15 @@ func TestPaceSlowsWhileHighWatermarksStay(t *testing.T) {
 		quiet bool
 	}{
 		{"first sample", map[string]int64{"a": 5, "b": 7}, nil, base, false},
-		{"nothing moved", map[string]int64{"a": 5, "b": 7}, nil, 2 * base, true},
-		{"still nothing", map[string]int64{"a": 5, "b": 7}, nil, 4 * base, true},
-		{"still nothing", map[string]int64{"a": 5, "b": 7}, nil, 8 * base, true},
-		{"still nothing", map[string]int64{"a": 5, "b": 7}, nil, 16 * base, true},
-		{"capped", map[string]int64{"a": 5, "b": 7}, nil, quiet, true},
-		{"capped", map[string]int64{"a": 5, "b": 7}, nil, quiet, true},
+		{"nothing moved: the quiet pace at once", map[string]int64{"a": 5, "b": 7}, nil, quiet, true},
+		{"still nothing", map[string]int64{"a": 5, "b": 7}, nil, quiet, true},
 		{"one moved", map[string]int64{"a": 5, "b": 8}, nil, base, false},
-		{"nothing moved again", map[string]int64{"a": 5, "b": 8}, nil, 2 * base, true},
+		{"nothing moved again", map[string]int64{"a": 5, "b": 8}, nil, quiet, true},
 		{"a partition joins", map[string]int64{"a": 5, "b": 8, "c": 0}, nil, base, false},
-		{"nothing moved", map[string]int64{"a": 5, "b": 8, "c": 0}, nil, 2 * base, true},
-		{"c's reads go to the leader for a moment", map[string]int64{"a": 5, "b": 8}, nil, 4 * base, true},
-		{"c back unchanged", map[string]int64{"a": 5, "b": 8, "c": 0}, nil, 8 * base, true},
-		{"nothing to ask", nil, nil, 8 * base, true},
+		{"nothing moved", map[string]int64{"a": 5, "b": 8, "c": 0}, nil, quiet, true},
+		{"c's reads go to the leader for a moment", map[string]int64{"a": 5, "b": 8}, nil, quiet, true},
+		{"c back unchanged", map[string]int64{"a": 5, "b": 8, "c": 0}, nil, quiet, true},
+		{"nothing to ask", nil, nil, quiet, true},
 		{"the sample failed", nil, errors.New("refused"), base, false},
 	}
 	for i, st := range steps {
@@ -50,6 +46,12 @@ func TestPaceSlowsWhileHighWatermarksStay(t *testing.T) {
 	}
 
 	ps.sampled(1, map[string]int64{"a": 5}, nil, now, base, quiet)
+	ps.sampled(1, map[string]int64{"a": 5}, nil, now, base, quiet)
+	require.True(t, rt.Quiet("a"))
+	require.False(t, ps.due(1, now.Add(time.Second)))
+	rt.Flowing("a") // a follower answered with records
+	assert.True(t, ps.due(1, now.Add(time.Second)), "records flowing again: the leader is sampled at once")
+	assert.False(t, rt.Quiet("a"), "records flowing again: not quiet")
 	ps.sampled(1, map[string]int64{"a": 5}, nil, now, base, quiet)
 	require.True(t, rt.Quiet("a"))
 	ps.keep(map[int][]string{2: {"x"}})

@@ -83,7 +83,16 @@ type cooldownEntry struct {
 	// slow: the latest probe reached the broker over a path too slow to
 	// read through (ProbedSlow); the ISR has nothing to say about a path.
 	slow bool
+	// proven: a probe ended the cooldown (until is when).
+	proven bool
 }
+
+// provenGrace: a broker whose cooldown a probe ended is judged by its next
+// probe, not by its past, once it has served that long: its next cooldown
+// starts at cooldownMin again. One that fails sooner fails in a way the
+// probe cannot see (a slow disk behind a quick path, say), and its
+// cooldowns keep doubling, which damps its reads going back and forth.
+const provenGrace = 5 * time.Second
 
 // waiting reports whether the entry still keeps reads away at now.
 func (e *cooldownEntry) waiting(now time.Time) bool {
@@ -124,7 +133,7 @@ func (c *Cooldowns) fail(broker int, tp topicPartition, now time.Time, limit tim
 		return max(e.until.Sub(now), 0)
 	}
 	d := min(cooldownMin, limit)
-	if e != nil && now.Sub(e.until) < limit {
+	if e != nil && now.Sub(e.until) < limit && !(e.proven && now.Sub(e.until) >= provenGrace) {
 		d = min(2*e.dur, limit)
 	}
 	until := now.Add(d)

@@ -78,7 +78,7 @@ func (c *Cooldowns) Probed(broker int, reached bool, now time.Time) {
 	e.probing, e.slow = false, false
 	if reached {
 		// The cooldown ends now: a failure soon after makes the next grow.
-		e.unproven, e.until = false, now
+		e.unproven, e.until, e.proven = false, now, true
 		c.unproven.Add(-1)
 		return
 	}

@@ -121,6 +121,14 @@ func TestCooldownProbeTransitions(t *testing.T) {
 			probeStep{name: "its probe starts with 1 s again", at: 105 * s, do: probed(false), cool: true, active: true, size: 1},
 		))
 	})
+	t.Run("reached, and a failure after provenGrace starts at cooldownMin again", func(t *testing.T) {
+		runProbeSteps(t, append(long[:len(long):len(long)],
+			probeStep{name: "reached", at: 100 * s, do: probed(true), size: 1},
+			probeStep{name: "fails after the grace", at: 100*s + provenGrace, do: func(c *Cooldowns, now time.Time) {
+				require.Equal(t, cooldownMin, c.fail(2, wholeBroker, now, time.Minute))
+			}, cool: true, active: true, size: 1},
+		))
+	})
 	t.Run("a slow path: probed every 2 s, however long, until a probe finds it fast", func(t *testing.T) {
 		slow := func(at time.Duration) func(c *Cooldowns, now time.Time) {
 			return func(c *Cooldowns, now time.Time) { c.ProbedSlow(2, cdAt(at)) }
