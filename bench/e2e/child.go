@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime/pprof"
-	"runtime/trace"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
+
+	benchprofile "github.com/rackfetch/kafka-go/bench/profile"
 )
 
 // childEnv names the environment variable that turns a process into a
@@ -76,24 +76,7 @@ const (
 
 // profile starts what the environment asks for; the function it returns
 // stops it.
-func profile() (stop func()) {
-	var stops []func()
-	if path := os.Getenv(profileEnv); path != "" {
-		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
-			stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
-		}
-	}
-	if path := os.Getenv(traceEnv); path != "" {
-		if f, err := os.Create(path); err == nil && trace.Start(f) == nil {
-			stops = append(stops, func() { trace.Stop(); f.Close() })
-		}
-	}
-	return func() {
-		for _, s := range stops {
-			s()
-		}
-	}
-}
+func profile() (stop func()) { return benchprofile.Start(profileEnv, traceEnv) }
 
 // Consume reads spec's records in this process.
 func Consume(spec Spec) Report {

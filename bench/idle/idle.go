@@ -20,13 +20,13 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/pprof"
-	"runtime/trace"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	benchprofile "github.com/rackfetch/kafka-go/bench/profile"
 	"github.com/rackfetch/kafka-go/bench/wire"
 )
 
@@ -188,21 +188,9 @@ const profileEnv = "BENCH_IDLE_CPUPROFILE"
 const traceEnv = "BENCH_IDLE_TRACE"
 
 func profileWindow() (stop func()) {
-	var stops []func()
-	if path := os.Getenv(profileEnv); path != "" {
-		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
-			stops = append(stops, func() { pprof.StopCPUProfile(); f.Close() })
-		}
-	}
-	if path := os.Getenv(traceEnv); path != "" {
-		if f, err := os.Create(path); err == nil && trace.Start(f) == nil {
-			stops = append(stops, func() { trace.Stop(); f.Close() })
-		}
-	}
+	stopProfile := benchprofile.Start(profileEnv, traceEnv)
 	return func() {
-		for _, s := range stops {
-			s()
-		}
+		stopProfile()
 		if path := os.Getenv(heapEnv); path != "" {
 			if f, err := os.Create(path); err == nil {
 				pprof.WriteHeapProfile(f)

@@ -66,24 +66,17 @@ func (c *Cooldowns) ProbeDue(now time.Time) (int, bool) {
 // Probed reports a probe of broker at now: reached, its cooldown is over;
 // not, the next probe waits probeWait of the failures in a row.
 func (c *Cooldowns) Probed(broker int, reached bool, now time.Time) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.entries[cooldownKey{broker, wholeBroker}]
-	if e == nil || !e.unproven {
-		return
-	}
-	e.probing, e.slow = false, false
-	if reached {
-		// The cooldown ends now: a failure soon after makes the next grow.
-		e.unproven, e.until, e.proven = false, now, true
-		c.unproven.Add(-1)
-		return
-	}
-	e.refused++
-	e.nextProbe = now.Add(probeWait(e.refused))
+	c.probed(broker, func(e *cooldownEntry) {
+		e.slow = false
+		if reached {
+			// The cooldown ends now: a failure soon after makes the next grow.
+			e.unproven, e.until, e.proven = false, now, true
+			c.unproven.Add(-1)
+			return
+		}
+		e.refused++
+		e.nextProbe = now.Add(probeWait(e.refused))
+	})
 }
 
 // probeSlowGap is the wait between the probes of a broker that answers,
@@ -97,6 +90,15 @@ const probeSlowGap = 2 * time.Second
 // probe follows probeSlowGap later, and the broker does not keep metadata
 // re-read every second (Active): no ISR change tells of a path.
 func (c *Cooldowns) ProbedSlow(broker int, now time.Time) {
+	c.probed(broker, func(e *cooldownEntry) {
+		e.slow, e.refused = true, 0
+		e.nextProbe = now.Add(probeSlowGap)
+	})
+}
+
+// probed applies a probe's outcome to broker's cooldown, if one waits for
+// a probe.
+func (c *Cooldowns) probed(broker int, outcome func(e *cooldownEntry)) {
 	if c == nil {
 		return
 	}
@@ -106,9 +108,8 @@ func (c *Cooldowns) ProbedSlow(broker int, now time.Time) {
 	if e == nil || !e.unproven {
 		return
 	}
-	e.probing, e.slow = false, true
-	e.refused = 0
-	e.nextProbe = now.Add(probeSlowGap)
+	e.probing = false
+	outcome(e)
 }
 
 // probeNow makes e's probe due at now (unless one is out already): the
