@@ -442,6 +442,13 @@ func (f *fetcher) want(broker int) fetchengine.Want {
 			w.StallTimeout = r.config.ReplicaStallTimeout
 		}
 	}
+	if w.Follower && r.config.MaxFollowerLag > 0 {
+		// A follower whose answer takes longer than half the lag bound to
+		// arrive cannot be keeping the reader within it: its path is too
+		// slow (loss, a bandwidth cap), and the lag check, which runs
+		// between fetches, would only see it after the answer.
+		w.Timeout = min(w.Timeout, max(r.config.ReplicaStallTimeout, r.config.MaxFollowerLag/2))
+	}
 	return w
 }
 

@@ -312,8 +312,11 @@ type ReaderConfig struct {
 	// replica.lag.time.max.ms it is a time, not a message count. While a
 	// partition reads from a follower, the Reader asks its leader for the
 	// high watermark every MaxFollowerLag/8 (one ListOffsets per leader
-	// for all such partitions) and a follower's long poll lasts at most
-	// MaxFollowerLag/4. Negative turns the check off; values below 1s are
+	// for all such partitions), a follower's long poll lasts at most
+	// MaxFollowerLag/4, and its answer must arrive within MaxFollowerLag/2
+	// past the poll (ReplicaStallTimeout if longer; ReadBatchTimeout if
+	// shorter), else its path counts as too slow and reads leave it until a
+	// probe finds the path fast enough. Negative turns the check off; values below 1s are
 	// refused (a healthy follower trails by up to 500 ms,
 	// replica.fetch.wait.max.ms).
 	//
