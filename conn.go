@@ -465,7 +465,5 @@ func (c *Conn) sniffPeer(ctx context.Context, stop func()) string {
 }
 
 // peerProbeTimeout bounds the wait for an HTTP server's answer to the
-// probe of sniffPeer. It is paid only once a request has already failed
-// with silence, so it is generous: a loaded machine (or the race detector)
-// took longer than 300 ms to answer it.
-const peerProbeTimeout = 2 * time.Second
+// probe of sniffPeer.
+const peerProbeTimeout = 300 * time.Millisecond
