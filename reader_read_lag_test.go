@@ -51,8 +51,10 @@ func TestReaderReadLagWhileLongPolling(t *testing.T) {
 	held := b.ScriptNext(protocol.Fetch, fakebroker.Step{Action: fakebroker.Action{Wait: hold}})
 	<-b.Await(protocol.Fetch, held)
 	listed := b.Requests(protocol.ListOffsets)
-	// 50 lag intervals while the fetch waits.
-	assert.Never(t, func() bool { return b.Requests(protocol.ListOffsets)-listed > 1 }, 500*time.Millisecond, 10*time.Millisecond,
+	// 50 lag intervals while the fetch waits: at most the lookups already
+	// under way when the held fetch arrived (a loaded machine, the race
+	// detector) land after it, not one per interval.
+	assert.Never(t, func() bool { return b.Requests(protocol.ListOffsets)-listed > 2 }, 500*time.Millisecond, 10*time.Millisecond,
 		"ListOffsets requests while the partition long-polls")
 	assert.Equal(t, int64(0), r.Stats().Lag)
 }
