@@ -628,9 +628,9 @@ func (f *fetcher) feedLeaderEnd(ctx context.Context) bool {
 // An idle partition's fetch waits at its broker across long polls that bring
 // it nothing (fetchengine.Want.Keep): in an incremental fetch session the
 // broker leaves a partition without news out of its answer, and waking the
-// fetcher for each such answer, only for it to ask again, was the whole idle
-// cost of hundreds of partitions. keep says when the fetcher would decide
-// nothing on such an answer.
+// fetcher for each such answer, only for it to ask again, would make hundreds
+// of idle partitions cost hundreds of wakeups per long poll. keep says when
+// the fetcher would decide nothing on such an answer.
 
 // keep reports whether f's fetch may go on waiting across an answer that had
 // no news for its partition: its router is quiet (routing.Selector.Quiet),

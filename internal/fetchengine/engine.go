@@ -921,7 +921,7 @@ func (ln *lane) answer(batch []*waiter, resp *protocol.FetchResponse, base Resul
 func (ln *lane) keeps(w *waiter, base Result) bool {
 	k := slotOf(w.want)
 	return w.want.Keep != nil && base.Err == nil && base.Throttle == 0 && ln.sess.incremental() &&
-		ln.l.pending[k] == nil && ln.sess.unchanged(k.key) != nil && w.want.Keep()
+		ln.l.pending[k] == nil && ln.sess.has(k.key) && w.want.Keep()
 }
 
 func find(resp *protocol.FetchResponse, w Want) *protocol.FetchResponsePartition {

@@ -139,6 +139,9 @@ func (s *session) saw(k key, p *protocol.FetchResponsePartition) {
 	}
 }
 
+// has reports whether the session holds partition k.
+func (s *session) has(k key) bool { return s.parts[k] != nil }
+
 // unchanged returns the answer for a partition an incremental response
 // left out: no records, the watermarks last seen.
 func (s *session) unchanged(k key) *protocol.FetchResponsePartition {
