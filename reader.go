@@ -87,6 +87,8 @@ type Reader struct {
 	running sync.WaitGroup
 
 	lagOnce sync.Once
+	lagStop func()      // ends the periodic lag reading (set once, under r.mu)
+	lagBusy atomic.Bool // a lag lookup at the leader is under way
 
 	group *readerGroup // group mode
 }
@@ -144,7 +146,12 @@ func (r *Reader) Close() error {
 	r.closed = true
 	r.closing.Store(true)
 	r.cancel()
+	lagStop := r.lagStop
 	r.mu.Unlock()
+
+	if lagStop != nil {
+		lagStop()
+	}
 
 	r.stop()
 	// The group first: its fetchers may start probes (r.join) until they
@@ -550,55 +557,89 @@ func (r *Reader) Stats() ReaderStats {
 	return stats
 }
 
-// activateReadLag starts the periodic lag reader once; r.mu must be held.
+// activateReadLag starts the periodic lag reading once; r.mu must be held.
+// The first reading starts at once; the next ones come from the share's
+// runtime, which serves every Reader of the same ReadLagInterval in one
+// wakeup (consumer.Runtime.Every).
 func (r *Reader) activateReadLag() {
 	if r.config.ReadLagInterval <= 0 {
 		return
 	}
 	r.lagOnce.Do(func() {
-		r.join.Add(1)
-		go func() {
-			defer r.join.Done()
-			r.readLagLoop(r.stctx)
-		}()
+		r.lagBusy.Store(true)
+		r.goReadLagLocked()
+		r.lagStop = r.share.rt.Every(r.config.ReadLagInterval, r.readLagTick)
 	})
 }
 
-func (r *Reader) readLagLoop(ctx context.Context) {
-	ticker := time.NewTicker(r.config.ReadLagInterval)
-	defer ticker.Stop()
+// readLagTick is one periodic lag reading. It runs on the goroutine of the
+// share's periodic work, so it must not wait: a lag the answers already
+// tell is taken here, a lookup at the leader gets a goroutine of its own,
+// and only one at a time.
+func (r *Reader) readLagTick() {
+	if lag, ok := r.answeredLag(); ok {
+		r.stats.lag.observe(lag)
+		return
+	}
+	if !r.lagBusy.CompareAndSwap(false, true) {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		r.lagBusy.Store(false)
+		return
+	}
+	r.goReadLagLocked()
+}
+
+// goReadLagLocked reads the lag in a goroutine Close joins; r.mu must be
+// held and r.lagBusy set.
+func (r *Reader) goReadLagLocked() {
+	r.join.Add(1)
+	go func() {
+		defer r.join.Done()
+		defer r.lagBusy.Store(false)
+		r.readLag(r.stctx)
+	}()
+}
+
+// answeredLag is the lag the fetch answers tell: a partition fetched
+// within the interval knows its high watermark from them (a follower's
+// trails the leader's by about one replica-fetch round), so no ListOffsets
+// per Reader and interval, which 300 partition Readers made a steady load.
+// An answer within the interval, or within two long polls (a fetcher
+// between polls), is current.
+func (r *Reader) answeredLag() (int64, bool) {
 	tp := topicPartition{r.config.Topic, r.config.Partition}
-	for {
-		// A partition fetched within the interval knows its high
-		// watermark from the answers (a follower's trails the leader's by
-		// about one replica-fetch round): no ListOffsets per Reader and
-		// interval, which 300 partition Readers made a steady load.
-		var lag int64
-		var err error
-		// An answer within the interval, or within two long polls (a
-		// fetcher between polls), is current.
-		maxAge := max(r.config.ReadLagInterval, 2*r.config.MaxWait)
-		if hw, fresh := r.stats.totals.fetchedHighWatermark(tp, maxAge); fresh && r.Offset() >= 0 {
-			lag = max(0, hw-r.Offset())
-		} else {
-			lctx, cancel := context.WithTimeout(ctx, r.config.ReadLagInterval/2)
-			lag, err = r.ReadLag(lctx)
-			cancel()
-		}
-		switch {
-		case ctx.Err() != nil:
-			return
-		case err != nil:
-			r.stats.errors.observe(1)
-			r.errorf("kafka reader failed to read lag of partition %d of %s: %v", r.config.Partition, r.config.Topic, err)
-		default:
-			r.stats.lag.observe(lag)
-		}
-		select {
-		case <-ticker.C:
-		case <-ctx.Done():
-			return
-		}
+	maxAge := max(r.config.ReadLagInterval, 2*r.config.MaxWait)
+	hw, fresh := r.stats.totals.fetchedHighWatermark(tp, maxAge)
+	if !fresh {
+		return 0, false
+	}
+	off := r.Offset()
+	if off < 0 {
+		return 0, false
+	}
+	return max(0, hw-off), true
+}
+
+// readLag reads the lag once, at the leader unless the answers tell it.
+func (r *Reader) readLag(ctx context.Context) {
+	lag, ok := r.answeredLag()
+	var err error
+	if !ok {
+		lctx, cancel := context.WithTimeout(ctx, r.config.ReadLagInterval/2)
+		lag, err = r.ReadLag(lctx)
+		cancel()
+	}
+	switch {
+	case ctx.Err() != nil:
+	case err != nil:
+		r.stats.errors.observe(1)
+		r.errorf("kafka reader failed to read lag of partition %d of %s: %v", r.config.Partition, r.config.Topic, err)
+	default:
+		r.stats.lag.observe(lag)
 	}
 }
 

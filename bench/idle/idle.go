@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -67,6 +68,8 @@ type Report struct {
 	Read       time.Duration `json:"read"` // start to the last record
 	Records    int64         `json:"records"`
 	CPU        float64       `json:"cpu_s"`      // user+sys seconds in the window
+	GCCPU      float64       `json:"gc_cpu_s"`   // of which the garbage collector's (the runtime's estimate)
+	GCs        uint64        `json:"gcs"`        // garbage collections in the window
 	Requests   Snapshot      `json:"requests"`   // in the window, by broker address
 	Goroutines int           `json:"goroutines"` // at the window's end
 	Sockets    int           `json:"sockets"`    // open at the window's end
@@ -155,6 +158,7 @@ func measure(s Spec) Report {
 		}
 	}
 	stopProfile := profileWindow()
+	gc0 := gcFigures()
 	cpu0, before, t0 := cpuSeconds(), w.Snapshot(), time.Now()
 	select {
 	case err := <-done:
@@ -162,6 +166,8 @@ func measure(s Spec) Report {
 	case <-time.After(s.Idle):
 	}
 	rep.CPU = cpuSeconds() - cpu0
+	gc1 := gcFigures()
+	rep.GCCPU, rep.GCs = gc1.cpu-gc0.cpu, gc1.cycles-gc0.cycles
 	stopProfile()
 	rep.Window = time.Since(t0)
 	rep.Requests = w.Snapshot().Sub(before)
@@ -210,6 +216,28 @@ func cpuSeconds() float64 {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+type gcTotals struct {
+	cpu    float64
+	cycles uint64
+}
+
+// gcFigures reads the collector's CPU estimate (updated as each collection
+// ends) and its cycle count: the runtime forces a collection every two
+// minutes, so a one-minute window holds one or none, and the two differ by
+// the marking of the heap and the goroutine stacks.
+func gcFigures() gcTotals {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	var t gcTotals
+	if s[0].Value.Kind() == metrics.KindFloat64 {
+		t.cpu = s[0].Value.Float64()
+	}
+	if s[1].Value.Kind() == metrics.KindUint64 {
+		t.cycles = s[1].Value.Uint64()
+	}
+	return t
 }
 
 // countSockets counts the process's open sockets.

@@ -51,33 +51,50 @@ func (rt *Runtime[TP]) LeaderEndSince(tp TP, seen uint64) (LeaderEnd, bool) {
 func (rt *Runtime[TP]) LeaderEndRequests() int64 { return rt.ends.sent.Load() }
 
 // leaderEndsLoop samples the leaders' high watermarks until Close, each
-// leader at its pace.
+// leader at its pace. It sleeps until the first leader is due, or until
+// the routes or a pace change (sampler wake), and looks at most once per
+// Sampling: an idle set of hundreds of Readers costs it a wakeup per
+// quiet sample, not one per Sampling.
 func (rt *Runtime[TP]) leaderEndsLoop() {
-	tick := time.NewTicker(rt.cfg.Sampling)
-	defer tick.Stop()
 	logged := map[int]string{} // the error last logged, by leader
 	// The follower reads are asked of every Member only when a route
-	// changed (RoutesChanged); between changes the loop keeps them, and a
-	// tick before any leader is due does nothing at all: an idle set of
-	// hundreds of Readers must not build maps every tick.
+	// changed (RoutesChanged); between changes the loop keeps them.
 	var (
 		reads followerReads[TP]
 		seen  uint64
 		built bool
+		last  time.Time // the last look
 	)
 	for {
+		var due <-chan time.Time
+		var timer *time.Timer
+		if at, ok := rt.sampleDue(reads, built, seen); ok {
+			if next := last.Add(rt.cfg.Sampling); at.Before(next) {
+				at = next
+			}
+			timer = time.NewTimer(time.Until(at))
+			due = timer.C
+		}
 		select {
 		case <-rt.ctx.Done():
+		case <-rt.samplerWake:
+		case <-due:
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if rt.ctx.Err() != nil {
 			return
-		case <-tick.C:
 		}
 		now := time.Now()
+		if at, ok := rt.sampleDue(reads, built, seen); !ok || now.Before(at) || now.Before(last.Add(rt.cfg.Sampling)) {
+			continue // woken early: wait again for what is due now
+		}
+		last = now
 		if v := rt.routes.Load(); !built || v != seen {
 			seen, built = v, true
 			reads = rt.followerReads()
 			rt.paces.keep(reads.byLeader)
-		} else if !rt.paces.anyDue(now) {
-			continue
 		}
 		for leader, tps := range reads.byLeader {
 			if !rt.paces.due(leader, now) {
@@ -96,6 +113,25 @@ func (rt *Runtime[TP]) leaderEndsLoop() {
 				rt.cfg.Logf("kafka reader: reading the high watermarks of %d partitions at leader %d: %v", len(tps), leader, err)
 			}
 		}
+	}
+}
+
+// sampleDue returns when the sampler has something to do: at once while
+// the follower reads it keeps are not the current ones, else when the
+// first of their leaders is due; false when no partition reads from a
+// follower.
+func (rt *Runtime[TP]) sampleDue(reads followerReads[TP], built bool, seen uint64) (time.Time, bool) {
+	if !built || rt.routes.Load() != seen {
+		return time.Time{}, true
+	}
+	return rt.paces.nextDue(reads.byLeader)
+}
+
+// wakeSampler tells the sampler that what is due changed.
+func (rt *Runtime[TP]) wakeSampler() {
+	select {
+	case rt.samplerWake <- struct{}{}:
+	default:
 	}
 }
 

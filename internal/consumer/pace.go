@@ -68,6 +68,25 @@ func (ps *paces[TP]) anyDue(now time.Time) bool {
 	return false
 }
 
+// nextDue returns when the first of leaders is due (the zero time for one
+// never sampled); false when there is none.
+func (ps *paces[TP]) nextDue(byLeader map[int][]TP) (time.Time, bool) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	var first time.Time
+	any := false
+	for leader := range byLeader {
+		p := ps.by[leader]
+		if p == nil {
+			return time.Time{}, true
+		}
+		if !any || p.next.Before(first) {
+			first, any = p.next, true
+		}
+	}
+	return first, any
+}
+
 // sampled sets leader's pace after a sample at now.
 func (ps *paces[TP]) sampled(leader int, hws map[TP]int64, err error, now time.Time, base, quiet time.Duration) {
 	ps.mu.Lock()
@@ -103,7 +122,7 @@ func (ps *paces[TP]) sampled(leader int, hws map[TP]int64, err error, now time.T
 	for tp := range p.hws {
 		ps.quiet[tp] = p.every > base
 	}
-	// Half a tick early: the loop ticks every base.
+	// Half a look early: the sampler looks at most once per base.
 	p.next = now.Add(p.every - base/2)
 }
 
@@ -120,11 +139,18 @@ func (rt *Runtime[TP]) Quiet(tp TP) bool {
 // is sampled at the quiet pace, it is sampled at once and at Sampling's
 // pace again.
 func (rt *Runtime[TP]) Flowing(tp TP) {
-	ps := &rt.paces
+	if rt.paces.flowing(tp) {
+		rt.wakeSampler()
+	}
+}
+
+// flowing brings tp's leader back to the base pace; it reports whether the
+// pace changed.
+func (ps *paces[TP]) flowing(tp TP) bool {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if !ps.quiet[tp] {
-		return
+		return false
 	}
 	for _, p := range ps.by {
 		if _, ok := p.hws[tp]; !ok {
@@ -135,4 +161,5 @@ func (rt *Runtime[TP]) Flowing(tp TP) {
 			ps.quiet[other] = false
 		}
 	}
+	return true
 }

@@ -63,8 +63,9 @@ type Config[TP comparable] struct {
 // Runtime is the background work of one set of Readers.
 //
 // Goroutines: the metadata loop and the high-watermark sampler, started
-// by Start, and one probe per broker whose cooldown waits for it; Close
-// stops and joins all of them.
+// by Start, one probe per broker whose cooldown waits for it, and the
+// Members' periodic work while there is some (Every); Close stops and
+// joins all of them.
 type Runtime[TP comparable] struct {
 	cfg       Config[TP]
 	cooldowns *routing.Cooldowns
@@ -79,6 +80,9 @@ type Runtime[TP comparable] struct {
 	stop context.CancelFunc
 	wake chan struct{} // nudges the metadata loop
 
+	samplerWake chan struct{} // nudges the high-watermark sampler
+	periodic    periodic      // the Members' own periodic work (Every)
+
 	mu      sync.Mutex // guards started, closed and wg.Add against wg.Wait
 	started bool
 	closed  bool
@@ -88,7 +92,8 @@ type Runtime[TP comparable] struct {
 // New returns a Runtime that does nothing until Start.
 func New[TP comparable](cfg Config[TP]) *Runtime[TP] {
 	ctx, stop := context.WithCancel(context.Background())
-	return &Runtime[TP]{cfg: cfg, cooldowns: routing.NewCooldowns(), ctx: ctx, stop: stop, wake: make(chan struct{}, 1)}
+	return &Runtime[TP]{cfg: cfg, cooldowns: routing.NewCooldowns(), ctx: ctx, stop: stop,
+		wake: make(chan struct{}, 1), samplerWake: make(chan struct{}, 1)}
 }
 
 // Cooldowns is the set's replica cooldown cache: a replica one Reader saw
@@ -131,14 +136,17 @@ func (rt *Runtime[TP]) Close() {
 	rt.wg.Wait()
 }
 
-// Nudge wakes the metadata loop to look again at what it must refresh: a
-// partition moved, or a failure may have started a cooldown.
 // RoutesChanged tells the runtime that a partition of a Member moved
 // between a follower and its leader, or that a Member came or went: the
 // sampler looks at the Members' follower reads again instead of the ones
 // it kept.
-func (rt *Runtime[TP]) RoutesChanged() { rt.routes.Add(1) }
+func (rt *Runtime[TP]) RoutesChanged() {
+	rt.routes.Add(1)
+	rt.wakeSampler()
+}
 
+// Nudge wakes the metadata loop to look again at what it must refresh: a
+// partition moved, or a failure may have started a cooldown.
 func (rt *Runtime[TP]) Nudge() {
 	select {
 	case rt.wake <- struct{}{}:

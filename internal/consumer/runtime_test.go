@@ -207,3 +207,46 @@ func (m *countingMember) FollowerReads() map[int][]tp {
 	m.asks.Add(1)
 	return m.member.FollowerReads()
 }
+
+// A leader whose high watermarks do not move is sampled at the quiet pace;
+// records flowing from a follower (Flowing) wake the sampler, which asks the
+// leader again at once instead of at its next quiet sample.
+func TestRuntimeFlowingWakesQuietSampler(t *testing.T) {
+	m := &member{reads: map[int][]tp{1: {{"t", 0}}}}
+	sampled := make(chan time.Time, 100)
+	rt := New(Config[tp]{
+		Members: func() []Member[tp] { return []Member[tp]{m} },
+		Refresh: func(context.Context, []string) error { return nil },
+		ListEnds: func(_ context.Context, _ int, tps []tp) (map[tp]int64, error) {
+			sampled <- time.Now()
+			return map[tp]int64{tps[0]: 7}, nil
+		},
+		Dial:            func(context.Context, int) error { return nil },
+		Logf:            t.Logf,
+		Errorf:          t.Logf,
+		Sampling:        5 * time.Millisecond,
+		QuietSampling:   time.Hour,
+		PinnedInterval:  func() time.Duration { return time.Hour },
+		CoolingInterval: func() time.Duration { return time.Hour },
+	})
+	rt.Start()
+	defer rt.Close()
+	next := func() {
+		t.Helper()
+		select {
+		case <-sampled:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no sample")
+		}
+	}
+	next()
+	next() // unchanged since the first: the leader is quiet now
+	require.Eventually(t, func() bool { return rt.Quiet(tp{"t", 0}) }, 10*time.Second, time.Millisecond)
+	select {
+	case <-sampled:
+		t.Fatal("a quiet leader sampled before its quiet pace")
+	default:
+	}
+	rt.Flowing(tp{"t", 0})
+	next()
+}

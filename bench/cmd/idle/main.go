@@ -74,7 +74,7 @@ func main() {
 		log.Fatal(err)
 	}
 	defer jf.Close()
-	fmt.Printf("| client | mode | requests/s | Fetch/s | Metadata/s | ListOffsets/s | outside rack %s /s | dials (failed) | CPU-s | goroutines | sockets | RSS MB |\n", *rack)
+	fmt.Printf("| client | mode | requests/s | Fetch/s | Metadata/s | ListOffsets/s | outside rack %s /s | dials (failed) | CPU-s | GC CPU-s (GCs) | goroutines | sockets | RSS MB |\n", *rack)
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, mode := range strings.Split(*modes, ",") {
 		for _, client := range strings.Split(*clients, ",") {
@@ -122,7 +122,7 @@ func printRow(client, mode string, rep idle.Report, racks map[string]string, rac
 		}
 	}
 	sort.Strings(addrs)
-	fmt.Printf("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %d (%d) | %.3f | %d | %d | %.0f |\n", client, mode,
+	fmt.Printf("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %d (%d) | %.3f | %.3f (%d) | %d | %d | %.0f |\n", client, mode,
 		float64(t.Requests)/secs, float64(t.ByAPI[1])/secs, float64(t.ByAPI[3])/secs, float64(t.ByAPI[2])/secs,
-		float64(outside)/secs, t.Dials, t.FailedDials, rep.CPU, rep.Goroutines, rep.Sockets, float64(rep.RSS)/1e6)
+		float64(outside)/secs, t.Dials, t.FailedDials, rep.CPU, rep.GCCPU, rep.GCs, rep.Goroutines, rep.Sockets, float64(rep.RSS)/1e6)
 }
