@@ -412,6 +412,35 @@ type lane struct {
 
 	conn Conn // the lane's own
 	sess session
+
+	// take's working space, kept from one request to the next: at idle
+	// every long poll takes every partition of the broker again, and
+	// building these anew each time was most of an idle consumer's CPU.
+	// Used by the lane's goroutine only, between requests.
+	scratch takeScratch
+}
+
+type takeScratch struct {
+	in      map[key]bool
+	wants   map[uint64]int64
+	granted map[uint64]bool
+	owners  []uint64
+	cands   []*waiter
+	batch   []*waiter
+	res     []reservation
+}
+
+// reset empties the working space for a take.
+func (t *takeScratch) reset() {
+	if t.in == nil {
+		t.in, t.wants, t.granted = map[key]bool{}, map[uint64]int64{}, map[uint64]bool{}
+	}
+	clear(t.in)
+	clear(t.wants)
+	clear(t.granted)
+	clear(t.cands) // no waiter kept alive by the working space
+	clear(t.batch)
+	t.owners, t.cands, t.batch, t.res = t.owners[:0], t.cands[:0], t.batch[:0], t.res[:0]
 }
 
 func newLoop(e *Engine, broker int) *loop {
@@ -542,28 +571,25 @@ func (ln *lane) next() (batch []*waiter, reserved []reservation, ok bool) {
 func (ln *lane) take() (batch []*waiter, reserved []reservation, wait <-chan struct{}) {
 	l := ln.l
 	e := l.e
+	t := &ln.scratch
+	t.reset()
 	rack := ""
 	first := true
-	in := make(map[key]bool, len(l.pending))
-	var owners []uint64
-	var cands []*waiter
-	wants := map[uint64]int64{}
 	for _, w := range l.pending {
 		if first {
 			rack, first = w.want.Rack, false
 		}
-		if k := slotOf(w.want).key; w.want.Rack == rack && !in[k] {
-			in[k] = true
-			cands = append(cands, w)
-			if _, seen := wants[w.want.Owner]; !seen {
-				owners = append(owners, w.want.Owner)
+		if k := slotOf(w.want).key; w.want.Rack == rack && !t.in[k] {
+			t.in[k] = true
+			t.cands = append(t.cands, w)
+			if _, seen := t.wants[w.want.Owner]; !seen {
+				t.owners = append(t.owners, w.want.Owner)
 			}
-			wants[w.want.Owner] += l.need(w.want)
+			t.wants[w.want.Owner] += l.need(w.want)
 		}
 	}
-	granted := map[uint64]bool{}
 	ln.starved = false
-	for _, o := range owners {
+	for _, o := range t.owners {
 		got := e.room(l, o)
 		if got <= 0 {
 			ln.starved = true
@@ -573,7 +599,7 @@ func (ln *lane) take() (batch []*waiter, reserved []reservation, wait <-chan str
 			wait = e.roomWait
 			continue
 		}
-		got = min(got, max(wants[o], 1))
+		got = min(got, max(t.wants[o], 1))
 		own := got
 		if e.cfg.Shared != nil {
 			var sharedWait <-chan struct{}
@@ -586,16 +612,16 @@ func (ln *lane) take() (batch []*waiter, reserved []reservation, wait <-chan str
 			}
 		}
 		e.inflight[o] += got
-		reserved = append(reserved, reservation{o, got, own})
-		granted[o] = true
+		t.res = append(t.res, reservation{o, got, own})
+		t.granted[o] = true
 	}
-	for _, w := range cands {
-		if granted[w.want.Owner] {
-			batch = append(batch, w)
+	for _, w := range t.cands {
+		if t.granted[w.want.Owner] {
+			t.batch = append(t.batch, w)
 			delete(l.pending, slotOf(w.want))
 		}
 	}
-	return batch, reserved, wait
+	return t.batch, t.res, wait
 }
 
 // caughtUpBytes is what the next fetch of a partition that has read its
@@ -848,16 +874,17 @@ func capPartitions(batch []*waiter, reserved []reservation) {
 	if len(reserved) < 2 {
 		return
 	}
-	count := map[uint64]int64{}
+	count := make(map[uint64]int64, len(reserved))
 	for _, w := range batch {
 		count[w.want.Owner]++
 	}
+	share := make(map[uint64]int32, len(reserved))
 	for _, r := range reserved {
-		share := int32(min(max(r.own/max(count[r.owner], 1), 1), math.MaxInt32))
-		for _, w := range batch {
-			if w.want.Owner == r.owner {
-				w.maxBytes = min(w.maxBytes, share)
-			}
+		share[r.owner] = int32(min(max(r.own/max(count[r.owner], 1), 1), math.MaxInt32))
+	}
+	for _, w := range batch {
+		if s, ok := share[w.want.Owner]; ok {
+			w.maxBytes = min(w.maxBytes, s)
 		}
 	}
 }
