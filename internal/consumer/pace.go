@@ -122,8 +122,7 @@ func (ps *paces[TP]) sampled(leader int, hws map[TP]int64, err error, now time.T
 	for tp := range p.hws {
 		ps.quiet[tp] = p.every > base
 	}
-	// Half a look early: the sampler looks at most once per base.
-	p.next = now.Add(p.every - base/2)
+	p.next = now.Add(p.every)
 }
 
 // Quiet reports whether tp's leader is sampled slower than Sampling: its
