@@ -67,7 +67,7 @@ type fetcher struct {
 
 	// keepFn is keep, made once; keptMeta is the metadata version keep
 	// last found to say nothing new of the partition (keep's own).
-	keepFn   func() bool
+	keepFn   func() time.Time
 	keptMeta uint64
 
 	dec      recordqueue.Decoder
@@ -632,29 +632,37 @@ func (f *fetcher) feedLeaderEnd(ctx context.Context) bool {
 // of idle partitions cost hundreds of wakeups per long poll. keep says when
 // the fetcher would decide nothing on such an answer.
 
-// keep reports whether f's fetch may go on waiting across an answer that had
-// no news for its partition: its router is quiet (routing.Selector.Quiet),
-// no metadata read since changed the partition or its topic, no sample of
-// the leader's end shows records the replica read has not brought, and the
-// rack check does not wait for the leader's answers. The engine calls it
-// with its lock held while f waits in Fetch, so f's fields are f's alone.
-func (f *fetcher) keep() bool {
+// keep returns until when f's fetch may go on waiting across answers that
+// have no news for its partition (the zero time: not now): while its router
+// is quiet (routing.Selector.Quiet, whose end it returns), no metadata read
+// since changed the partition or its topic, no sample of the leader's end
+// shows records the replica read has not brought, and the rack check does
+// not wait for the leader's answers. Only the first can end with time
+// alone; the others change with the share's metadata, leader ends or
+// cooldowns, which the engine watches (consumer.Runtime.KeepEpoch). The
+// engine calls it with its lock held while f waits in Fetch, so f's fields
+// are f's alone.
+func (f *fetcher) keep() (until time.Time) {
 	r := f.r
 	now := f.now()
-	if until, ok := f.router.quiet(now); !ok || !now.Before(until) {
-		return false
+	until, ok := f.router.quiet(now)
+	if !ok || !now.Before(until) {
+		return time.Time{}
 	}
 	if v := r.share.rt.Version(); v != f.metaSeen && v != f.keptMeta {
 		p, ok := r.cluster.partition(f.tp.topic, f.tp.partition)
 		if _, gen := r.cluster.topicID(f.tp.topic); !ok || (f.topicGen >= 1 && gen != f.topicGen) || !sameRouting(p, f.meta) {
-			return false
+			return time.Time{}
 		}
 		f.keptMeta = v
 	}
 	if e, ok := r.share.rt.LeaderEndSince(f.tp, f.leaderEndSeen); ok && e.HW > f.offset {
-		return false
+		return time.Time{}
 	}
-	return !f.awaitsNaming()
+	if f.awaitsNaming() {
+		return time.Time{}
+	}
+	return until
 }
 
 // awaitsNaming reports whether f reads from a leader outside the client's

@@ -88,6 +88,7 @@ func newEngineShare(r *Reader, cl *cluster) *engineShare {
 		Buffered:    s.buffered,
 		Shared:      readersBudget,
 		ErrorCode:   func(code int16) error { return Error(code) },
+		KeepEpoch:   s.rt.KeepEpoch,
 	})
 	return s
 }

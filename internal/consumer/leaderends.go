@@ -47,6 +47,17 @@ func (rt *Runtime[TP]) LeaderEndSince(tp TP, seen uint64) (LeaderEnd, bool) {
 	return e, ok && e.Seq > seen
 }
 
+// KeepEpoch changes whenever the share's metadata, a leader's high
+// watermark sample or a cooldown changed: what a kept fetch's decision
+// rests on besides the time (fetchengine.Config.KeepEpoch). Each count
+// only grows, so their sum changes when any does.
+func (rt *Runtime[TP]) KeepEpoch() uint64 {
+	rt.ends.mu.Lock()
+	seq := rt.ends.seq
+	rt.ends.mu.Unlock()
+	return rt.Version() + seq + rt.cooldowns.Version()
+}
+
 // LeaderEndRequests returns the requests the sampler sent.
 func (rt *Runtime[TP]) LeaderEndRequests() int64 { return rt.ends.sent.Load() }
 

@@ -84,6 +84,11 @@ type Config struct {
 	// (connections.max.idle.ms, 10 min) and the next fetch there fails
 	// on a dead socket.
 	IdleTimeout time.Duration
+	// KeepEpoch changes whenever anything a Want.Keep depends on besides
+	// the time changed (metadata, leaders' high watermarks, cooldowns); a
+	// fetch kept under one epoch is asked again under the next. Nil: Keep
+	// is asked after every answer.
+	KeepEpoch func() uint64
 }
 
 // Want is one partition's part of the next fetch.
@@ -112,11 +117,14 @@ type Want struct {
 	DialTimeout time.Duration
 	// Keep, when set, lets the fetch go on waiting across answers that
 	// leave the partition out of the broker's incremental fetch session
-	// (no records, the same watermarks, no error, no replica named) while
-	// it reports true: the caller has nothing to decide on such an answer,
-	// and an idle partition then costs it no wakeup per long poll. The
-	// engine calls it with its lock held while the caller waits in Fetch.
-	Keep func() bool
+	// (no records, the same watermarks, no error, no replica named) until
+	// the time it returns (the zero time: answer now): the caller has
+	// nothing to decide on such an answer, and an idle partition then
+	// costs it no wakeup per long poll. Until then, and while
+	// Config.KeepEpoch stays the same, the engine keeps the fetch without
+	// asking again. It calls Keep with its lock held while the caller
+	// waits in Fetch.
+	Keep func() (until time.Time)
 }
 
 // Result is a partition's part of a response.
@@ -173,6 +181,10 @@ type waiter struct {
 	done     chan Result // buffered: the loop never blocks on it
 	// abandoned: the caller's context ended (guarded by Engine.mu).
 	abandoned bool
+	// keptUntil and keptEpoch: what the waiter's Keep last said, under
+	// which KeepEpoch (guarded by Engine.mu).
+	keptUntil time.Time
+	keptEpoch uint64
 }
 
 // Engine runs one loop per broker.
@@ -900,6 +912,10 @@ func (ln *lane) answer(batch []*waiter, resp *protocol.FetchResponse, base Resul
 		// Partitions answered ask again soon: for the next main request.
 		l.idleUntil = time.Time{}
 	}
+	now, epoch := e.now(), uint64(0)
+	if e.cfg.KeepEpoch != nil {
+		epoch = e.cfg.KeepEpoch()
+	}
 	for _, w := range batch {
 		if w.abandoned {
 			continue
@@ -910,7 +926,7 @@ func (ln *lane) answer(batch []*waiter, resp *protocol.FetchResponse, base Resul
 		k := s.key
 		if resp != nil {
 			r.Partition = find(resp, w.want)
-			if r.Partition == nil && ln.keeps(w, base) {
+			if r.Partition == nil && ln.keeps(w, base, now, epoch) {
 				// No news for it: it waits for the next request,
 				// drained now (the broker had nothing past its offset).
 				w.want.Drained = true
@@ -944,11 +960,25 @@ func (ln *lane) answer(batch []*waiter, resp *protocol.FetchResponse, base Resul
 // keeps reports whether w, which the incremental response just answered
 // left out, goes on waiting instead of being answered empty (Want.Keep):
 // not on a throttled answer (the caller backs off), nor when a newer fetch
-// of the partition waits already; e.mu held.
-func (ln *lane) keeps(w *waiter, base Result) bool {
+// of the partition waits already. Within what Keep last said, under the
+// same KeepEpoch, it does not ask again: at idle every long poll leaves
+// out every partition, and asking each caller after each poll was most of
+// an idle consumer's CPU. e.mu held.
+func (ln *lane) keeps(w *waiter, base Result, now time.Time, epoch uint64) bool {
 	k := slotOf(w.want)
-	return w.want.Keep != nil && base.Err == nil && base.Throttle == 0 && ln.sess.incremental() &&
-		ln.l.pending[k] == nil && ln.sess.has(k.key) && w.want.Keep()
+	if w.want.Keep == nil || base.Err != nil || base.Throttle != 0 || !ln.sess.incremental() ||
+		ln.l.pending[k] != nil || !ln.sess.has(k.key) {
+		return false
+	}
+	if ln.l.e.cfg.KeepEpoch != nil && w.keptEpoch == epoch && now.Before(w.keptUntil) {
+		return true
+	}
+	until := w.want.Keep()
+	if !now.Before(until) {
+		return false
+	}
+	w.keptUntil, w.keptEpoch = until, epoch
+	return true
 }
 
 func find(resp *protocol.FetchResponse, w Want) *protocol.FetchResponsePartition {

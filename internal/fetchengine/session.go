@@ -32,6 +32,11 @@ type session struct {
 	id    int32 // 0: none
 	epoch int32 // of the next incremental request
 	parts map[key]*cached
+
+	// build's working space, kept between requests (an idle poll would
+	// otherwise make two maps of every partition).
+	in        map[key]bool
+	forgotten map[key][16]byte
 }
 
 // cached is what the broker's session holds of a partition, and the
@@ -71,7 +76,12 @@ func (s *session) build(req *protocol.FetchRequest, batch []*waiter, use bool) [
 		return batch
 	}
 	req.SessionID, req.SessionEpoch = s.id, s.epoch
-	in := make(map[key]bool, len(batch))
+	if s.in == nil {
+		s.in, s.forgotten = map[key]bool{}, map[key][16]byte{}
+	}
+	in, forgotten := s.in, s.forgotten
+	clear(in)
+	clear(forgotten)
 	var listed []*waiter
 	for _, w := range batch {
 		k := key{w.want.Topic, w.want.Partition}
@@ -81,7 +91,6 @@ func (s *session) build(req *protocol.FetchRequest, batch []*waiter, use bool) [
 			listed = append(listed, w)
 		}
 	}
-	forgotten := map[key][16]byte{}
 	for k, c := range s.parts {
 		if !in[k] {
 			forgotten[k] = c.topicID

@@ -56,6 +56,19 @@ type Cooldowns struct {
 	// waits: partitions whose client-selected replica is not readable yet,
 	// until when (choice.go); they keep metadata fresh too.
 	waits map[topicPartition]time.Time
+	// version counts the cooldowns started and the probes' outcomes:
+	// what can make a quiet route busy again (Version).
+	version atomic.Uint64
+}
+
+// Version changes whenever a cooldown starts or a probe's outcome is
+// recorded: a route found quiet under one version is looked at again
+// under the next (consumer.Runtime.KeepEpoch).
+func (c *Cooldowns) Version() uint64 {
+	if c == nil {
+		return 0
+	}
+	return c.version.Load()
 }
 
 // cooldownKey names what failed: a whole broker (tp zero) or the replica
@@ -142,6 +155,7 @@ func (c *Cooldowns) fail(broker int, tp topicPartition, now time.Time, limit tim
 		c.unproven.Add(1) // e, if any, was not waiting: not unproven
 	}
 	c.entries[key] = ne
+	c.version.Add(1)
 	return d
 }
 

@@ -110,6 +110,7 @@ func (c *Cooldowns) probed(broker int, outcome func(e *cooldownEntry)) {
 	}
 	e.probing = false
 	outcome(e)
+	c.version.Add(1)
 }
 
 // probeNow makes e's probe due at now (unless one is out already): the
