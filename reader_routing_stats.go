@@ -241,13 +241,16 @@ func (t *routingTotals) setPolling(tp topicPartition, polling bool) {
 // leaderHighWatermark records the leader's high watermark learnt besides
 // the fetches (ListOffsets at the leader: ReadLag, ReadLagInterval), which
 // a follower being read does not tell. It only raises the value: a fetch
-// answer may be newer than the lookup.
-func (t *routingTotals) leaderHighWatermark(tp topicPartition, hw int64) {
+// answer may be newer than the lookup. It reports whether the partition's
+// position is at hw or past it.
+func (t *routingTotals) leaderHighWatermark(tp topicPartition, hw int64) (caughtUp bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if p := t.partition(tp); hw > p.hw {
+	p := t.partition(tp)
+	if hw > p.hw {
 		p.hw = hw
 	}
+	return p.offset >= 0 && p.offset >= hw
 }
 
 // positions fills in the current position of each partition in ps.

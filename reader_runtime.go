@@ -66,8 +66,8 @@ type runtimeMember struct{ r *Reader }
 func (m runtimeMember) OnFollower() bool                        { return m.r.stats.onFollower() }
 func (m runtimeMember) Topics() []string                        { return m.r.stats.topics() }
 func (m runtimeMember) FollowerReads() map[int][]topicPartition { return m.r.stats.followerReads() }
-func (m runtimeMember) LeaderHighWatermark(tp topicPartition, hw int64) {
-	m.r.stats.totals.leaderHighWatermark(tp, hw) // the lag RoutingStats reports
+func (m runtimeMember) LeaderHighWatermark(tp topicPartition, hw int64) bool {
+	return m.r.stats.totals.leaderHighWatermark(tp, hw) // the lag RoutingStats reports
 }
 
 func (s *engineShare) runtimeMembers() []consumer.Member[topicPartition] {

@@ -111,8 +111,8 @@ func (rt *Runtime[TP]) leaderEndsLoop() {
 			if !rt.paces.due(leader, now) {
 				continue
 			}
-			hws, err := rt.sampleLeader(leader, tps, reads.members)
-			rt.paces.sampled(leader, hws, err, now, rt.cfg.Sampling, rt.cfg.QuietSampling)
+			hws, caughtUp, err := rt.sampleLeader(leader, tps, reads.members)
+			rt.paces.sampled(leader, hws, caughtUp, err, now, rt.cfg.Sampling, rt.cfg.QuietSampling)
 			if err == nil || rt.ctx.Err() != nil {
 				delete(logged, leader)
 				continue
@@ -169,18 +169,28 @@ func (rt *Runtime[TP]) followerReads() followerReads[TP] {
 }
 
 // sampleLeader asks leader for the high watermarks of tps and hands them
-// to the Members reading them.
-func (rt *Runtime[TP]) sampleLeader(leader int, tps []TP, members map[TP][]Member[TP]) (map[TP]int64, error) {
-	hws, err := rt.cfg.ListEnds(rt.ctx, leader, tps)
+// to the Members reading them; caughtUp holds the partitions every Member
+// reading them has read up to the answer.
+func (rt *Runtime[TP]) sampleLeader(leader int, tps []TP, members map[TP][]Member[TP]) (hws map[TP]int64, caughtUp map[TP]bool, err error) {
+	hws, err = rt.cfg.ListEnds(rt.ctx, leader, tps)
 	if hws != nil || err != nil {
 		rt.ends.sent.Add(1) // nil, nil: nothing to ask (the metadata changed)
 	}
 	at := time.Now()
 	for tp, hw := range hws {
 		rt.ends.put(tp, at, hw)
+		all := len(members[tp]) > 0
 		for _, m := range members[tp] {
-			m.LeaderHighWatermark(tp, hw)
+			if !m.LeaderHighWatermark(tp, hw) {
+				all = false
+			}
+		}
+		if all {
+			if caughtUp == nil {
+				caughtUp = map[TP]bool{}
+			}
+			caughtUp[tp] = true
 		}
 	}
-	return hws, err
+	return hws, caughtUp, err
 }

@@ -88,7 +88,7 @@ func (ps *paces[TP]) nextDue(byLeader map[int][]TP) (time.Time, bool) {
 }
 
 // sampled sets leader's pace after a sample at now.
-func (ps *paces[TP]) sampled(leader int, hws map[TP]int64, err error, now time.Time, base, quiet time.Duration) {
+func (ps *paces[TP]) sampled(leader int, hws map[TP]int64, caughtUp map[TP]bool, err error, now time.Time, base, quiet time.Duration) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.by == nil {
@@ -106,9 +106,12 @@ func (ps *paces[TP]) sampled(leader int, hws map[TP]int64, err error, now time.T
 	if p.hws == nil {
 		p.hws = map[TP]int64{}
 	}
+	// A partition new to the sample counts as moved, unless its readers
+	// have already read up to its high watermark: nothing is in flight to
+	// them, and a second sample would only say so again.
 	moved := err != nil
 	for tp, hw := range hws {
-		if last, ok := p.hws[tp]; !ok || last != hw {
+		if last, ok := p.hws[tp]; ok && last != hw || !ok && !caughtUp[tp] {
 			moved = true
 		}
 		p.hws[tp] = hw

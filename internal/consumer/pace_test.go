@@ -36,7 +36,7 @@ func TestPaceSlowsWhileHighWatermarksStay(t *testing.T) {
 		{"the sample failed", nil, errors.New("refused"), base, false},
 	}
 	for i, st := range steps {
-		ps.sampled(1, st.hws, st.err, now, base, quiet)
+		ps.sampled(1, st.hws, nil, st.err, now, base, quiet)
 		p := ps.by[1]
 		assert.Equal(t, st.every, p.every, "step %d (%s)", i, st.name)
 		assert.Equal(t, st.quiet, rt.Quiet("a"), "step %d (%s): Quiet", i, st.name)
@@ -45,14 +45,14 @@ func TestPaceSlowsWhileHighWatermarksStay(t *testing.T) {
 		now = now.Add(st.every)
 	}
 
-	ps.sampled(1, map[string]int64{"a": 5}, nil, now, base, quiet)
-	ps.sampled(1, map[string]int64{"a": 5}, nil, now, base, quiet)
+	ps.sampled(1, map[string]int64{"a": 5}, nil, nil, now, base, quiet)
+	ps.sampled(1, map[string]int64{"a": 5}, nil, nil, now, base, quiet)
 	require.True(t, rt.Quiet("a"))
 	require.False(t, ps.due(1, now.Add(time.Second)))
 	rt.Flowing("a") // a follower answered with records
 	assert.True(t, ps.due(1, now.Add(time.Second)), "records flowing again: the leader is sampled at once")
 	assert.False(t, rt.Quiet("a"), "records flowing again: not quiet")
-	ps.sampled(1, map[string]int64{"a": 5}, nil, now, base, quiet)
+	ps.sampled(1, map[string]int64{"a": 5}, nil, nil, now, base, quiet)
 	require.True(t, rt.Quiet("a"))
 	ps.keep(map[int][]string{2: {"x"}})
 	assert.False(t, rt.Quiet("a"), "a leader no partition is read from is forgotten")
@@ -63,8 +63,26 @@ func TestPaceWithoutQuietSamplingNeverSlows(t *testing.T) {
 	rt := New(Config[string]{})
 	now := time.Unix(1000, 0)
 	for i := 0; i < 5; i++ {
-		rt.paces.sampled(1, map[string]int64{"a": 5}, nil, now, time.Second, 0)
+		rt.paces.sampled(1, map[string]int64{"a": 5}, nil, nil, now, time.Second, 0)
 		require.Equal(t, time.Second, rt.paces.by[1].every)
 		require.False(t, rt.Quiet("a"))
 	}
+}
+
+// A leader whose partitions' readers are already at its high watermarks is
+// quiet from its first sample; a partition joining that its readers have
+// not read up to yet brings the base pace back.
+func TestPaceQuietAtOnceWhenCaughtUp(t *testing.T) {
+	const base, quiet = time.Second, 30 * time.Second
+	rt := New(Config[string]{})
+	ps := &rt.paces
+	now := time.Unix(1000, 0)
+	ps.sampled(1, map[string]int64{"a": 5, "b": 7}, map[string]bool{"a": true, "b": true}, nil, now, base, quiet)
+	assert.Equal(t, quiet, ps.by[1].every, "caught up at the first sample")
+	assert.True(t, rt.Quiet("a"))
+	ps.sampled(1, map[string]int64{"a": 5, "b": 7, "c": 3}, map[string]bool{"a": true, "b": true}, nil, now, base, quiet)
+	assert.Equal(t, base, ps.by[1].every, "c joins with records to read")
+	assert.False(t, rt.Quiet("a"))
+	ps.sampled(2, map[string]int64{"x": 1}, map[string]bool{"y": true}, nil, now, base, quiet)
+	assert.Equal(t, base, ps.by[2].every, "x new and not caught up")
 }

@@ -30,8 +30,9 @@ type Member[TP comparable] interface {
 	// leader.
 	FollowerReads() map[int][]TP
 	// LeaderHighWatermark tells the Member the leader's high watermark of
-	// a partition it reads from a follower.
-	LeaderHighWatermark(tp TP, hw int64)
+	// a partition it reads from a follower, and returns whether the
+	// Member's position in it is already there: nothing in flight.
+	LeaderHighWatermark(tp TP, hw int64) (caughtUp bool)
 }
 
 // Config is the I/O and the settings of a Runtime.

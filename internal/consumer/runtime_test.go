@@ -28,13 +28,14 @@ func (m *member) Topics() []string { return []string{"t"} }
 func (m *member) FollowerReads() map[int][]tp {
 	return m.reads
 }
-func (m *member) LeaderHighWatermark(p tp, hw int64) {
+func (m *member) LeaderHighWatermark(p tp, hw int64) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.hws == nil {
 		m.hws = map[tp]int64{}
 	}
 	m.hws[p] = hw
+	return false
 }
 
 func (m *member) hw(p tp) (int64, bool) {
