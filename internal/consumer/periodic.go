@@ -94,6 +94,7 @@ func (rt *Runtime[TP]) periodicLoop() {
 		for _, fn := range run {
 			fn()
 		}
+		clear(run) // a stopped Member's work is not kept alive here
 		timer := time.NewTimer(time.Until(first))
 		select {
 		case <-rt.ctx.Done():
