@@ -40,6 +40,10 @@ type Generation struct {
 	endErr        error
 	lastHeartbeat time.Time
 	routines      sync.WaitGroup
+	// afters: what contexts derived from genCtx run when the generation
+	// ends (genCtx.AfterFunc), by registration.
+	afters   map[uint64]func()
+	afterSeq uint64
 }
 
 // genCtx is the context of Start's functions: done with the generation,
@@ -51,6 +55,37 @@ func (c genCtx) Done() <-chan struct{}       { return c.g.done }
 func (c genCtx) Value(interface{}) interface{} {
 	return nil
 }
+
+// AfterFunc runs f in a goroutine of its own once the generation ends;
+// stop unregisters it, reporting whether it did (context.AfterFunc's
+// contract). The context package uses it for the contexts derived from a
+// genCtx (a fetcher's per partition): without it, each would keep a
+// goroutine waiting for Done for the generation's life.
+func (c genCtx) AfterFunc(f func()) (stop func() bool) {
+	g := c.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.ended {
+		go f()
+		return func() bool { return false }
+	}
+	if g.afters == nil {
+		g.afters = map[uint64]func(){}
+	}
+	g.afterSeq++
+	id := g.afterSeq
+	g.afters[id] = f
+	return func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if _, ok := g.afters[id]; !ok {
+			return false
+		}
+		delete(g.afters, id)
+		return true
+	}
+}
+
 func (c genCtx) Err() error {
 	select {
 	case <-c.g.done:
@@ -101,6 +136,10 @@ func (gen *Generation) endLocked(err error) {
 	if !gen.ended {
 		gen.ended, gen.endErr = true, err
 		close(gen.done)
+		for _, f := range gen.afters {
+			go f()
+		}
+		gen.afters = nil
 	}
 }
 
