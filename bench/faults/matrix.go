@@ -91,6 +91,10 @@ type Spec struct {
 	After time.Duration `json:"after"`
 	Rack  string        `json:"rack"` // the consumer's
 	Rate  int           `json:"rate"` // records/s the producer writes in all
+	// WriterFaulted: the producer (this library's Writer, its defaults
+	// and acks=all) writes through the fault proxy too, so the fault is
+	// on its path as well: the Writer's rows of the matrix.
+	WriterFaulted bool `json:"writer_faulted,omitempty"`
 }
 
 // BackLimit is how long after the heal a window waits for reads to come

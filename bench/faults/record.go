@@ -182,6 +182,28 @@ func (r *record) longestStall(from, to time.Time) time.Duration {
 	return stall
 }
 
+// firstAckAfter is the seconds from at until every one of parts had an
+// acknowledgement at or after it; -1 when one had none.
+func (r *record) firstAckAfter(parts []int, at time.Time) float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	back := 0.0
+	for _, p := range parts {
+		first := -1.0
+		for _, a := range r.acks[p] {
+			if !a.at.Before(at) {
+				first = a.at.Sub(at).Seconds()
+				break
+			}
+		}
+		if first < 0 {
+			return -1
+		}
+		back = max(back, first)
+	}
+	return back
+}
+
 // appErrors returns how many errors the application got and the first few.
 func (r *record) appErrors() (int, []string) {
 	r.mu.Lock()

@@ -25,6 +25,24 @@ func Row(w io.Writer, r Result) {
 		r.Lost, r.Dup, r.OutOfOrder, r.AppErrors, r.Rebalances, r.RequestsPerS, r.RequestsBeforePerS, r.RequestsToBrokerPerS, r.DialsToBrokerPerS, r.LogLinesPerS, r.ErrorLogLinesPerS, isrCell(r))
 }
 
+// WriterHeader and WriterRow: the Writer's figures of windows whose producer
+// wrote through the fault (Spec.WriterFaulted).
+func WriterHeader(w io.Writer) {
+	fmt.Fprintln(w, "| target (broker) | fault | failed WriteMessages calls | longest time without an acknowledgement | after heal: every led partition acknowledged again | acknowledged · lost |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+}
+
+func WriterRow(w io.Writer, r Result) {
+	if r.Error != "" || !r.WriterFaulted {
+		return
+	}
+	back := "no led partition"
+	if len(r.Leads) > 0 {
+		back = within(r.WriterBackS)
+	}
+	fmt.Fprintf(w, "| %s (%d) | %s | %d | %s s | %s | %d · %d |\n", r.Target, r.Broker, r.Fault, r.ProduceErrors, secs(r.ProducerStallS), back, r.Acked, r.Lost)
+}
+
 // left: how soon reads left the faulted broker on the partitions it
 // followed and on all it served, and how many of those did at most.
 func left(r Result) string {

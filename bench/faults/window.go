@@ -37,6 +37,9 @@ type Result struct {
 	GapPartition   int     `json:"gap_partition"`
 	GapOthersS     float64 `json:"gap_others_s"`
 	ProducerStallS float64 `json:"producer_stall_s"`
+	// WriterBackS: from the heal until every partition the faulted broker
+	// led had an acknowledgement again (-1: one had none in the window).
+	WriterBackS float64 `json:"writer_back_s"`
 	// CrossRack*: the share of the bytes the consumer's sockets read from
 	// brokers outside its rack, during the fault and from the heal to the
 	// window's end.
@@ -96,7 +99,7 @@ type Result struct {
 // Run measures one window on a topic and group of its own. The fault is
 // cleared before Run returns, whatever happens.
 func Run(ctx context.Context, c *Cluster, s Spec) Result {
-	res := Result{Spec: s, Start: time.Now().UTC(), LeftS: -1, LeftFollowedS: -1, BackS: -1, CaughtUpS: -1, GapPartition: -1}
+	res := Result{Spec: s, Start: time.Now().UTC(), LeftS: -1, LeftFollowedS: -1, BackS: -1, CaughtUpS: -1, GapPartition: -1, WriterBackS: -1}
 	if err := run(ctx, c, s, &res); err != nil {
 		res.Error = err.Error()
 	}
@@ -142,7 +145,11 @@ func run(ctx context.Context, c *Cluster, s Spec, res *Result) error {
 	}
 
 	rec := newRecord()
-	stopProducer := startProducer(c.Brokers, res.Topic, s.Rate, rec)
+	producerBrokers := c.Brokers
+	if s.WriterFaulted {
+		producerBrokers = c.FaultBrokers
+	}
+	stopProducer := startProducer(producerBrokers, res.Topic, s.Rate, rec)
 	defer stopProducer()
 	w, logs := wire.New(), &logCount{}
 	cons, err := start(consumerConfig{brokers: c.FaultBrokers, topic: res.Topic, group: res.Group, rack: s.Rack,
@@ -269,6 +276,7 @@ func run(ctx context.Context, c *Cluster, s Spec, res *Result) error {
 	others, _ := rec.longestGap(without(all, res.Leads), faultAt, end)
 	res.GapOthersS = others.Seconds()
 	res.ProducerStallS = rec.longestStall(faultAt, end).Seconds()
+	res.WriterBackS = rec.firstAckAfter(res.Leads, healAt)
 	racks := c.addrRacks()
 	res.CrossRackDuring, res.BytesDuring = crossRack(w1.Sub(w0), racks, s.Rack)
 	res.CrossRackAfter, res.BytesAfter = crossRack(w2.Sub(w1), racks, s.Rack)

@@ -41,14 +41,15 @@ func main() {
 		rack     = flag.String("rack", "b", "the consumers' rack")
 		out      = flag.String("out", "results", "directory for the JSON lines of the windows")
 		name     = flag.String("name", "", "base name of the output file (default faults-<UTC time>)")
+		writer   = flag.Bool("writer-faulted", false, "the producer (this library's Writer) writes through the fault too: the Writer's rows")
 	)
 	flag.Parse()
-	if err := run(*clients, *targets, *faultArg, *faultFor, *after, *rate, *rack, *out, *name); err != nil {
+	if err := run(*clients, *targets, *faultArg, *faultFor, *after, *rate, *rack, *out, *name, *writer); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(clients, targets, faultArg string, faultFor, after time.Duration, rate int, rack, out, name string) error {
+func run(clients, targets, faultArg string, faultFor, after time.Duration, rate int, rack, out, name string, writer bool) error {
 	cs, ts, fs := split(clients), split(targets), split(faultArg)
 	for _, c := range cs {
 		if err := faults.CheckClient(c); err != nil {
@@ -108,13 +109,20 @@ func run(clients, targets, faultArg string, faultFor, after time.Duration, rate 
 		for _, r := range rows {
 			faults.Row(os.Stdout, r)
 		}
+		if writer {
+			fmt.Println()
+			faults.WriterHeader(os.Stdout)
+			for _, r := range rows {
+				faults.WriterRow(os.Stdout, r)
+			}
+		}
 	}()
 	i := 0
 	for _, t := range ts {
 		for _, f := range fs {
 			for _, c := range cs {
 				i++
-				spec := faults.Spec{Client: c, Target: t, Fault: f, For: faultFor, After: after, Rack: rack, Rate: rate}
+				spec := faults.Spec{Client: c, Target: t, Fault: f, For: faultFor, After: after, Rack: rack, Rate: rate, WriterFaulted: writer}
 				log.Printf("window %d/%d: %s, %s on the %s's path", i, n, c, f, t)
 				r := faults.Run(ctx, cl, spec)
 				if r.Error != "" {
