@@ -17,14 +17,7 @@ func TestEngineKeepsFetchWithoutNews(t *testing.T) {
 	c := &sessionConn{fakeConn: *newFakeConn(), hw: map[int32]int64{0: 5}}
 	c.hold = make(chan struct{})
 	e := sessionEngine(t, c)
-	release := func() {
-		t.Helper()
-		select {
-		case c.hold <- struct{}{}:
-		case <-time.After(5 * time.Second):
-			t.Fatal("no request waits for its answer")
-		}
-	}
+	release := answerer(t, c)
 	var keep atomic.Bool
 	keep.Store(true)
 	w := want(0, 0)
@@ -83,14 +76,7 @@ func TestEngineAsksKeepOncePerEpoch(t *testing.T) {
 	e.mu.Lock()
 	e.now = now
 	e.mu.Unlock()
-	release := func() {
-		t.Helper()
-		select {
-		case c.hold <- struct{}{}:
-		case <-time.After(5 * time.Second):
-			t.Fatal("no request waits for its answer")
-		}
-	}
+	release := answerer(t, c)
 	var asked atomic.Int32
 	var keep atomic.Bool
 	keep.Store(true)
@@ -132,4 +118,16 @@ func TestEngineAsksKeepOncePerEpoch(t *testing.T) {
 	require.NoError(t, r.Err)
 	assert.Equal(t, int32(4), asked.Load())
 	close(c.hold)
+}
+
+// answerer returns a func that lets the request c holds be answered.
+func answerer(t *testing.T, c *sessionConn) func() {
+	return func() {
+		t.Helper()
+		select {
+		case c.hold <- struct{}{}:
+		case <-time.After(5 * time.Second):
+			t.Fatal("no request waits for its answer")
+		}
+	}
 }
