@@ -115,10 +115,15 @@ func (s *engineShare) logf(fault bool, format string, args ...interface{}) {
 var (
 	readerPinnedMetadataInterval = 30 * time.Second
 	// readerQuietSampling bounds the time between two reads of a leader's
-	// high watermarks while they do not move (internal/consumer/pace.go):
-	// replica.lag.time.max.ms's default, the bound Kafka's ISR already
-	// puts on a follower that stops replicating.
-	readerQuietSampling           = 30 * time.Second
+	// high watermarks while they do not move and no records flow
+	// (internal/consumer/pace.go). A sample then adds nothing the ISR
+	// check does not: records reaching a healthy follower bring the
+	// sampling back at once (Runtime.Flowing), and a follower that stops
+	// replicating leaves the ISR within replica.lag.time.max.ms (30 s by
+	// default), which the metadata re-read while on followers
+	// (readerPinnedMetadataInterval) sees. It is kept as a safety net at
+	// the age the Java consumer gives its metadata (metadata.max.age.ms).
+	readerQuietSampling           = 5 * time.Minute
 	readerCoolingMetadataInterval = time.Second
 )
 

@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -124,10 +125,11 @@ func (s *readerStats) topics() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
-	seen := map[string]bool{}
 	for tp, rs := range s.routing {
-		if rs.broker >= 0 && !seen[tp.topic] {
-			seen[tp.topic] = true
+		// A Reader reads one topic, or a few (a group's): a scan of out
+		// costs less than a set, which the share's metadata loop would
+		// build for every Reader of the share at each refresh.
+		if rs.broker >= 0 && !slices.Contains(out, tp.topic) {
 			out = append(out, tp.topic)
 		}
 	}

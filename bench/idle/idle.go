@@ -23,6 +23,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -114,6 +115,12 @@ func measure(s Spec) Report {
 		return Report{Error: fmt.Sprintf("no client %q in mode %q", s.Client, s.Mode)}
 	}
 	w := wire.New()
+	mark := func(string) {}
+	if path := os.Getenv(requestLogEnv); path != "" {
+		var stop func()
+		mark, stop = logRequests(w, path)
+		defer stop()
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var (
 		read    atomic.Int64
@@ -139,6 +146,7 @@ func measure(s Spec) Report {
 	select {
 	case <-allRead:
 		rep.Read = time.Since(start)
+		mark("all read")
 	case err := <-done:
 		return fail("consuming ended before every record was read (%d of %d): %v", read.Load(), s.Records, err)
 	case <-time.After(s.ReadLimit):
@@ -160,12 +168,14 @@ func measure(s Spec) Report {
 	stopProfile := profileWindow()
 	gc0 := gcFigures()
 	cpu0, before, t0 := cpuSeconds(), w.Snapshot(), time.Now()
+	mark("window starts")
 	select {
 	case err := <-done:
 		return fail("consuming ended in the window: %v", err)
 	case <-time.After(s.Idle):
 	}
 	rep.CPU = cpuSeconds() - cpu0
+	mark("window ends")
 	gc1 := gcFigures()
 	rep.GCCPU, rep.GCs = gc1.cpu-gc0.cpu, gc1.cycles-gc0.cycles
 	stopProfile()
@@ -183,6 +193,32 @@ func measure(s Spec) Report {
 		rep.Error = fmt.Sprintf("read %d records more than the topic holds", extra)
 	}
 	return rep
+}
+
+// requestLogEnv names a file the child writes a line to for every request
+// it sends (seconds since the start, broker address, API key): for looking
+// into when a client sends what.
+const requestLogEnv = "BENCH_IDLE_REQUESTS"
+
+func logRequests(w *wire.Wire, path string) (mark func(string), stop func()) {
+	f, err := os.Create(path)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "bench/idle: %v\n", err)
+		return func(string) {}, func() {}
+	}
+	var mu sync.Mutex
+	start := time.Now()
+	w.OnRequest = func(addr string, api int16) {
+		mu.Lock()
+		fmt.Fprintf(f, "%.3f %s %d\n", time.Since(start).Seconds(), addr, api)
+		mu.Unlock()
+	}
+	mark = func(what string) {
+		mu.Lock()
+		fmt.Fprintf(f, "%.3f %s\n", time.Since(start).Seconds(), what)
+		mu.Unlock()
+	}
+	return mark, func() { mu.Lock(); f.Close(); mu.Unlock() }
 }
 
 // profileEnv names a file the child writes a CPU profile of the window to,

@@ -20,6 +20,9 @@ import (
 type Wire struct {
 	mu    sync.Mutex
 	addrs map[string]*addrCounts
+	// OnRequest, when set before the first Dial, is told of every request
+	// frame as it leaves: for looking into when a client sends what.
+	OnRequest func(addr string, api int16)
 }
 
 type addrCounts struct {
@@ -54,7 +57,7 @@ func (w *Wire) Dial(ctx context.Context, network, addr string) (net.Conn, error)
 		return nil, err
 	}
 	c.open.Add(1)
-	return &countingConn{Conn: conn, c: c}, nil
+	return &countingConn{Conn: conn, c: c, addr: addr, onRequest: w.OnRequest}, nil
 }
 
 // Snapshot is the counts at one moment, by broker address.
@@ -126,11 +129,13 @@ func (s Snapshot) Total() AddrSnapshot {
 // written in pieces: it tracks how much of the current frame is left.
 type countingConn struct {
 	net.Conn
-	c      *addrCounts
-	left   int64   // bytes of the current frame not yet written
-	head   [6]byte // the next frame's size and API key, as far as written
-	headN  int
-	closed atomic.Bool
+	c         *addrCounts
+	addr      string
+	onRequest func(addr string, api int16)
+	left      int64   // bytes of the current frame not yet written
+	head      [6]byte // the next frame's size and API key, as far as written
+	headN     int
+	closed    atomic.Bool
 }
 
 func (cc *countingConn) Write(p []byte) (int, error) {
@@ -164,6 +169,9 @@ func (cc *countingConn) count(p []byte) {
 		cc.c.requests.Add(1)
 		if int(api) < len(cc.c.byAPI) {
 			cc.c.byAPI[api].Add(1)
+		}
+		if cc.onRequest != nil {
+			cc.onRequest(cc.addr, int16(api))
 		}
 		cc.left = size - 2 // the API key is part of the frame
 		cc.headN = 0

@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -85,11 +86,10 @@ func (rt *Runtime[TP]) metadataInterval(now time.Time) time.Duration {
 // topics returns the topics the set reads, each once.
 func (rt *Runtime[TP]) topics() []string {
 	var out []string
-	seen := map[string]bool{}
 	for _, m := range rt.cfg.Members() {
 		for _, t := range m.Topics() {
-			if !seen[t] {
-				seen[t] = true
+			// Few topics for many Members: a scan beats a set.
+			if !slices.Contains(out, t) {
 				out = append(out, t)
 			}
 		}

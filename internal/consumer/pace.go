@@ -14,14 +14,11 @@ import (
 // partition not sampled before) brings the pace back to Sampling, and so
 // does a follower answering with records (Flowing): records flow again, and
 // the lag matters again. A partition sampled before and back in the sample
-// unchanged does not. An idle consumer then asks each leader twice a minute
-// instead of every MaxFollowerLag/8, from the first sample that finds it
-// idle. What it gives up: records written after a quiet spell to a
-// follower that stopped replicating (so that no records flow from it) are
-// noticed up to QuietSampling later. Kafka itself bounds that case: a
-// follower that stops fetching leaves the ISR after replica.lag.time.max.ms
-// (30 s by default), and the metadata re-read while partitions are on
-// followers moves reads to the leader then.
+// unchanged does not. What a long QuietSampling gives up: records written
+// after a quiet spell to a follower that stopped replicating (so that none
+// flow from it) are noticed only when that follower leaves the ISR, which
+// Kafka bounds (replica.lag.time.max.ms, 30 s by default) and the metadata
+// re-read while partitions are on followers sees.
 type paces[TP comparable] struct {
 	mu    sync.Mutex
 	by    map[int]*pace[TP] // by leader

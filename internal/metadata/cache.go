@@ -3,6 +3,7 @@ package metadata
 import (
 	"context"
 	"errors"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -293,6 +294,17 @@ func (c *Cache) Merge(brokers []protocol.MetadataResponseBroker, topics []protoc
 	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	// A cached partition names brokers by value (an unlisted one by its ID
+	// only): it can be kept as it is only while the same brokers are
+	// listed, unchanged.
+	sameBrokers := len(brokers) > 0 && len(brokers) == len(c.listed)
+	for _, b := range brokers {
+		old, ok := c.brokers[int(b.NodeID)]
+		if !ok || old != MakeBroker(b) || !slices.Contains(c.listed, int(b.NodeID)) {
+			sameBrokers = false
+			break
+		}
+	}
 	if len(brokers) > 0 {
 		c.listed = make([]int, len(brokers))
 	}
@@ -327,6 +339,12 @@ func (c *Cache) Merge(brokers []protocol.MetadataResponseBroker, topics []protoc
 			}
 			delete(c.topics, t.Name)
 		}
+		c.fresh[t.Name] = now
+		if sameBrokers && !fresh && c.unchanged(t) {
+			// The periodic re-read of a stable cluster: nothing to
+			// convert, sort or replace.
+			continue
+		}
 		seen := map[int]bool{}
 		ids := make([]int, 0, len(t.Partitions))
 		for _, p := range MakePartitions(md, t) {
@@ -346,8 +364,37 @@ func (c *Cache) Merge(brokers []protocol.MetadataResponseBroker, topics []protoc
 		}
 		sort.Ints(ids)
 		c.topics[t.Name] = ids
-		c.fresh[t.Name] = now
 	}
+}
+
+// unchanged reports whether t's answer says of each of its partitions what
+// the cache holds already, and lists all the cached ones; c.mu held.
+func (c *Cache) unchanged(t *protocol.MetadataResponseTopic) bool {
+	if len(t.Partitions) != len(c.topics[t.Name]) {
+		return false
+	}
+	for i := range t.Partitions {
+		p := &t.Partitions[i]
+		old, ok := c.partitions[partitionKey{t.Name, int(p.PartitionIndex)}]
+		if !ok || old.LeaderEpoch != int(p.LeaderEpoch) || old.Leader.ID != int(p.LeaderID) || old.ErrorCode != p.ErrorCode ||
+			!sameIDs(old.Replicas, p.ReplicaNodes) || !sameIDs(old.Isr, p.IsrNodes) || !sameIDs(old.OfflineReplicas, p.OfflineReplicas) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameIDs reports whether brokers are ids, in order.
+func sameIDs(brokers []Broker, ids []int32) bool {
+	if len(brokers) != len(ids) {
+		return false
+	}
+	for i, b := range brokers {
+		if b.ID != int(ids[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // newerOrSame reports whether answer p may replace the cached entry old of

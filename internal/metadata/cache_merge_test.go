@@ -253,3 +253,36 @@ func TestAnotherCluster(t *testing.T) {
 	_, gen = c.TopicID("t")
 	assert.Equal(t, 2, gen)
 }
+
+// The periodic re-read of a stable cluster converts nothing: the cached
+// partitions stay as they are, and any change in a partition or in the
+// brokers listed is merged as before.
+func TestMergeUnchangedAnswerKeepsEntries(t *testing.T) {
+	c := New()
+	a := mdAnswer{id: 1, parts: []mdPart{{id: 0, leader: 1, epoch: 3, isr: []int32{1, 2, 3}}, {id: 1, leader: 2, epoch: 3, isr: []int32{2, 3, 1}}}}
+	c.Merge(testBrokers(), a.topics())
+	before, ok := c.Partition("t", 0)
+	require.True(t, ok)
+
+	allocs := testing.AllocsPerRun(10, func() { c.Merge(testBrokers(), a.topics()) })
+	kept, _ := c.Partition("t", 0)
+	assert.Same(t, &before.Isr[0], &kept.Isr[0], "an unchanged partition was converted again")
+	// The answer itself (a.topics, testBrokers) allocates; the merge adds the
+	// listed brokers' slice only.
+	assert.LessOrEqual(t, allocs, 10.0)
+
+	shrunk := mdAnswer{id: 1, parts: []mdPart{{id: 0, leader: 1, epoch: 3, isr: []int32{1, 2}}, {id: 1, leader: 2, epoch: 3, isr: []int32{2, 3, 1}}}}
+	c.Merge(testBrokers(), shrunk.topics())
+	p, _ := c.Partition("t", 0)
+	assert.Len(t, p.Isr, 2, "an ISR change was not merged")
+
+	moved := testBrokers()
+	moved[1].Host = "h2-new"
+	c.Merge(moved, shrunk.topics())
+	p, _ = c.Partition("t", 1)
+	assert.Equal(t, "h2-new", p.Leader.Host, "a broker's new address did not reach the partitions naming it")
+
+	c.Merge(moved[:2], shrunk.topics())
+	p, _ = c.Partition("t", 0)
+	assert.Equal(t, Broker{ID: 3}, p.Replicas[2], "a broker no longer listed is still named with its address")
+}
