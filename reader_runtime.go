@@ -36,6 +36,7 @@ func newConsumerRuntime(s *engineShare, cfg *ReaderConfig) *consumerRuntime {
 	return consumer.New(consumer.Config[topicPartition]{
 		Members: s.runtimeMembers,
 		Refresh: s.refresh,
+		Changes: s.cluster.meta.Changes,
 		ListEnds: func(ctx context.Context, leader int, tps []topicPartition) (map[topicPartition]int64, error) {
 			return s.listLeaderEnds(ctx, leader, tps)
 		},

@@ -7,17 +7,23 @@ import (
 )
 
 // Refresh reads the metadata of topics and counts the refresh, so that
-// every fetcher of the set notices it (Version).
+// every fetcher of the set notices it (Version) — unless Config.Changes
+// says it changed nothing.
 func (rt *Runtime[TP]) Refresh(ctx context.Context, topics ...string) error {
 	err := rt.cfg.Refresh(ctx, topics)
 	if err == nil {
 		rt.refreshed.Store(time.Now().UnixNano())
-		rt.version.Add(1)
+		if rt.cfg.Changes == nil {
+			rt.version.Add(1)
+		} else if c := rt.cfg.Changes(); rt.changes.Swap(c) != c || rt.version.Load() == 0 {
+			rt.version.Add(1)
+		}
 	}
 	return err
 }
 
-// Version counts the refreshes made through Refresh.
+// Version counts the refreshes made through Refresh that changed the
+// metadata (all of them without Config.Changes).
 func (rt *Runtime[TP]) Version() uint64 { return rt.version.Load() }
 
 // Refreshed is when the latest refresh made through Refresh ended.

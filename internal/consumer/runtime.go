@@ -41,6 +41,11 @@ type Config[TP comparable] struct {
 	Members func() []Member[TP]
 	// Refresh reads the metadata of topics.
 	Refresh func(ctx context.Context, topics []string) error
+	// Changes, when set, counts the changes of the metadata Refresh reads
+	// into: a refresh that finds no change since the last one counted is
+	// not counted either (Version), so that a stable cluster's periodic
+	// re-read wakes no fetcher.
+	Changes func() uint64
 	// ListEnds asks leader for the high watermarks of tps in one request
 	// and returns those it answered.
 	ListEnds func(ctx context.Context, leader int, tps []TP) (map[TP]int64, error)
@@ -72,6 +77,7 @@ type Runtime[TP comparable] struct {
 	cooldowns *routing.Cooldowns
 
 	version   atomic.Uint64 // metadata refreshes made through Refresh
+	changes   atomic.Uint64 // Config.Changes at the latest one counted
 	refreshed atomic.Int64  // unix nanoseconds of the latest one
 	ends      leaderEnds[TP]
 	paces     paces[TP]

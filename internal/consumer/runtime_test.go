@@ -251,3 +251,27 @@ func TestRuntimeFlowingWakesQuietSampler(t *testing.T) {
 	rt.Flowing(tp{"t", 0})
 	next()
 }
+
+// A refresh that changed nothing is not news: the fetchers watching
+// Version are not asked to look again, while a change anyone merged since
+// the last counted refresh is.
+func TestRefreshCountsChangesOnly(t *testing.T) {
+	var changes uint64
+	rt := New(Config[int]{
+		Members: func() []Member[int] { return nil },
+		Refresh: func(context.Context, []string) error { return nil },
+		Changes: func() uint64 { return changes },
+	})
+	defer rt.Close()
+	ctx := context.Background()
+
+	require.NoError(t, rt.Refresh(ctx, "t"))
+	require.Equal(t, uint64(1), rt.Version(), "the first refresh is news")
+	require.NoError(t, rt.Refresh(ctx, "t"))
+	require.Equal(t, uint64(1), rt.Version(), "a refresh that changed nothing was counted")
+
+	changes++ // merged by anyone: another share, a Writer
+	require.NoError(t, rt.Refresh(ctx, "t"))
+	require.Equal(t, uint64(2), rt.Version(), "a change was not counted")
+	require.False(t, rt.Refreshed().IsZero())
+}

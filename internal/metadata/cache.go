@@ -37,6 +37,9 @@ type Cache struct {
 	retired      map[[16]byte]bool    // topic IDs of deleted incarnations
 	fresh        map[string]time.Time // when each topic was last read
 	flights      map[string]*flight   // reads in flight, by topics
+	// changes counts the merges that may have changed a broker, a
+	// partition or a topic's incarnation (Changes).
+	changes uint64
 }
 
 // topicIncarnation is the topic ID a topic's cached partitions belong to
@@ -254,6 +257,7 @@ func (c *Cache) seenCluster(id string) {
 		return
 	}
 	if c.clusterID != "" {
+		c.changes++
 		clear(c.brokers)
 		clear(c.partitions)
 		clear(c.topics)
@@ -305,6 +309,9 @@ func (c *Cache) Merge(brokers []protocol.MetadataResponseBroker, topics []protoc
 			break
 		}
 	}
+	if len(brokers) > 0 && !sameBrokers {
+		c.changes++
+	}
 	if len(brokers) > 0 {
 		c.listed = make([]int, len(brokers))
 	}
@@ -345,6 +352,7 @@ func (c *Cache) Merge(brokers []protocol.MetadataResponseBroker, topics []protoc
 			// convert, sort or replace.
 			continue
 		}
+		c.changes++
 		seen := map[int]bool{}
 		ids := make([]int, 0, len(t.Partitions))
 		for _, p := range MakePartitions(md, t) {
@@ -365,6 +373,15 @@ func (c *Cache) Merge(brokers []protocol.MetadataResponseBroker, topics []protoc
 		sort.Ints(ids)
 		c.topics[t.Name] = ids
 	}
+}
+
+// Changes counts the merges that may have changed what the cache holds: a
+// merge that only confirmed it (the periodic re-read of a stable cluster)
+// leaves it as it was, so that its readers can skip looking again.
+func (c *Cache) Changes() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.changes
 }
 
 // unchanged reports whether t's answer says of each of its partitions what

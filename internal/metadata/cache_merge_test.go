@@ -264,7 +264,9 @@ func TestMergeUnchangedAnswerKeepsEntries(t *testing.T) {
 	before, ok := c.Partition("t", 0)
 	require.True(t, ok)
 
+	changes := c.Changes()
 	allocs := testing.AllocsPerRun(10, func() { c.Merge(testBrokers(), a.topics()) })
+	assert.Equal(t, changes, c.Changes(), "merging what the cache holds counted as a change")
 	kept, _ := c.Partition("t", 0)
 	assert.Same(t, &before.Isr[0], &kept.Isr[0], "an unchanged partition was converted again")
 	// The answer itself (a.topics, testBrokers) allocates; the merge adds the
@@ -275,12 +277,15 @@ func TestMergeUnchangedAnswerKeepsEntries(t *testing.T) {
 	c.Merge(testBrokers(), shrunk.topics())
 	p, _ := c.Partition("t", 0)
 	assert.Len(t, p.Isr, 2, "an ISR change was not merged")
+	assert.Greater(t, c.Changes(), changes, "an ISR change did not count")
+	changes = c.Changes()
 
 	moved := testBrokers()
 	moved[1].Host = "h2-new"
 	c.Merge(moved, shrunk.topics())
 	p, _ = c.Partition("t", 1)
 	assert.Equal(t, "h2-new", p.Leader.Host, "a broker's new address did not reach the partitions naming it")
+	assert.Greater(t, c.Changes(), changes, "a broker's change did not count")
 
 	c.Merge(moved[:2], shrunk.topics())
 	p, _ = c.Partition("t", 0)
