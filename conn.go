@@ -304,7 +304,7 @@ func (c *Conn) exchangeRetain(ctx context.Context, req protocol.Request, resp pr
 		return nil, nil
 	}
 	if start, ok := ctx.Value(responseStartKey{}).(time.Time); ok && (deadline.IsZero() || start.Before(deadline)) {
-		if err := c.awaitResponseStart(ctx, start, deadline); err != nil {
+		if err := c.awaitResponseStart(ctx, start, c.ownDeadline()); err != nil {
 			return nil, c.fail(ctx, fmt.Errorf("waiting for the %s v%d response from %s: no byte by %s, the broker seems stalled: %w",
 				req.Key(), v, c.conn.RemoteAddr(), start.Format("15:04:05.000"), err))
 		}
@@ -371,31 +371,65 @@ func withResponseStart(ctx context.Context, by time.Time) context.Context {
 }
 
 // awaitResponseStart waits until the response's first byte is buffered or
-// start passes, then puts back the request's own deadline.
-func (c *Conn) awaitResponseStart(ctx context.Context, start, deadline time.Time) error {
-	_ = c.conn.SetReadDeadline(start)
+// start passes. It bounds the wait with a timer of its own, not the
+// socket's deadline: a socket deadline moved later by the next request
+// stays in the runtime's timer heap at its old time and wakes the process
+// for nothing, once per request, which is most of what an idle consumer's
+// long polls would cost; a stopped timer is dropped. own is the socket
+// deadline the request runs under (applyDeadlines).
+func (c *Conn) awaitResponseStart(ctx context.Context, start, own time.Time) error {
+	var (
+		mu            sync.Mutex
+		peeked, fired bool
+	)
+	t := time.AfterFunc(time.Until(start), func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !peeked {
+			fired = true
+			_ = c.conn.SetReadDeadline(time.Unix(1, 0))
+		}
+	})
 	_, err := c.rbuf.Peek(1)
-	_ = c.conn.SetReadDeadline(deadline)
-	if ctx.Err() != nil {
-		// A cancellation that fired meanwhile set a past deadline, which
-		// the line above may have replaced: it must still interrupt.
-		_ = c.conn.SetDeadline(time.Unix(1, 0))
+	mu.Lock()
+	peeked = true
+	mu.Unlock()
+	t.Stop()
+	if fired && err == nil {
+		// The first byte came as the bound passed: the rest of the answer
+		// gets the request's own time.
+		_ = c.conn.SetReadDeadline(own)
+		if ctx.Err() != nil {
+			// A cancellation that fired meanwhile set a past deadline,
+			// which the line above replaced: it must still interrupt.
+			_ = c.conn.SetDeadline(time.Unix(1, 0))
+		}
 	}
 	return err
 }
 
-// applyDeadlines sets the socket deadline from the Conn's deadlines and ctx,
-// and makes a cancelled ctx interrupt blocked I/O. It returns the deadline
-// set and a func that undoes it.
-func (c *Conn) applyDeadlines(ctx context.Context) (time.Time, func()) {
-	deadline := c.rdeadline.get()
-	if w := c.wdeadline.get(); !w.IsZero() && (deadline.IsZero() || w.Before(deadline)) {
-		deadline = w
+// ownDeadline is the earlier of the Conn's read and write deadlines
+// (SetDeadline), zero for none.
+func (c *Conn) ownDeadline() time.Time {
+	own := c.rdeadline.get()
+	if w := c.wdeadline.get(); !w.IsZero() && (own.IsZero() || w.Before(own)) {
+		own = w
 	}
+	return own
+}
+
+// applyDeadlines sets the socket deadline from the Conn's deadlines
+// (SetDeadline) and makes ctx's end, its deadline included, interrupt
+// blocked I/O. It returns the deadline the request runs under and a func
+// that undoes the interruption. A context's deadline is kept by the
+// context's own timer, not the socket's: see awaitResponseStart.
+func (c *Conn) applyDeadlines(ctx context.Context) (time.Time, func()) {
+	own := c.ownDeadline()
+	deadline := own
 	if d, ok := ctx.Deadline(); ok && (deadline.IsZero() || d.Before(deadline)) {
 		deadline = d
 	}
-	_ = c.conn.SetDeadline(deadline)
+	_ = c.conn.SetDeadline(own)
 	if ctx.Done() == nil {
 		return deadline, func() {}
 	}

@@ -120,10 +120,13 @@ var (
 	// (internal/consumer/pace.go). A sample then adds nothing the ISR
 	// check does not: records reaching a healthy follower bring the
 	// sampling back at once (Runtime.Flowing), and a follower that stops
-	// replicating leaves the ISR within replica.lag.time.max.ms (30 s by
-	// default), which the metadata re-read while on followers
-	// (readerPinnedMetadataInterval) sees. It is kept as a safety net at
-	// the age the Java consumer gives its metadata (metadata.max.age.ms).
+	// replicating leaves the ISR within 1.5 × replica.lag.time.max.ms (45 s
+	// by default: the leader looks every half of it), which the metadata
+	// re-read while on followers (readerPinnedMetadataInterval) sees: the
+	// first records after a quiet spell wait at most about 75 s at such a
+	// follower, where a 30 s sample bounded the wait to about 40 s. It is
+	// kept as a safety net at the age the Java consumer gives its metadata
+	// (metadata.max.age.ms).
 	readerQuietSampling           = 5 * time.Minute
 	readerCoolingMetadataInterval = time.Second
 )

@@ -108,7 +108,7 @@ func (rt *Runtime[TP]) leaderEndsLoop() {
 			rt.paces.keep(reads.byLeader)
 		}
 		for leader, tps := range reads.byLeader {
-			if !rt.paces.due(leader, now) {
+			if !rt.paces.due(leader, tps, now) {
 				continue
 			}
 			hws, caughtUp, err := rt.sampleLeader(leader, tps, reads.members)

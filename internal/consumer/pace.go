@@ -45,12 +45,26 @@ func (ps *paces[TP]) keep(byLeader map[int][]TP) {
 	}
 }
 
-// due reports whether leader is to be sampled at now.
-func (ps *paces[TP]) due(leader int, now time.Time) bool {
+// due reports whether leader is to be sampled at now for tps, the
+// partitions read from its followers: at its pace, or at once when one of
+// tps was never sampled (it joined a quiet leader: a group's new
+// assignment, a Reader starting), whose lag check has nothing to go on.
+func (ps *paces[TP]) due(leader int, tps []TP, now time.Time) bool {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	p := ps.by[leader]
-	return p == nil || !now.Before(p.next)
+	return p == nil || !now.Before(p.next) || p.unsampled(tps)
+}
+
+// unsampled reports whether one of tps has no high watermark yet; ps.mu
+// held.
+func (p *pace[TP]) unsampled(tps []TP) bool {
+	for _, tp := range tps {
+		if _, ok := p.hws[tp]; !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // anyDue reports whether a leader with a pace is to be sampled at now.
@@ -66,15 +80,15 @@ func (ps *paces[TP]) anyDue(now time.Time) bool {
 }
 
 // nextDue returns when the first of leaders is due (the zero time for one
-// never sampled); false when there is none.
+// with a partition never sampled); false when there is none.
 func (ps *paces[TP]) nextDue(byLeader map[int][]TP) (time.Time, bool) {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	var first time.Time
 	any := false
-	for leader := range byLeader {
+	for leader, tps := range byLeader {
 		p := ps.by[leader]
-		if p == nil {
+		if p == nil || p.unsampled(tps) {
 			return time.Time{}, true
 		}
 		if !any || p.next.Before(first) {

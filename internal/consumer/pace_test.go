@@ -14,7 +14,7 @@ func TestPaceSlowsWhileHighWatermarksStay(t *testing.T) {
 	rt := New(Config[string]{})
 	ps := &rt.paces
 	now := time.Unix(1000, 0)
-	require.True(t, ps.due(1, now), "a leader never sampled is due")
+	require.True(t, ps.due(1, nil, now), "a leader never sampled is due")
 
 	steps := []struct {
 		name  string
@@ -40,23 +40,23 @@ func TestPaceSlowsWhileHighWatermarksStay(t *testing.T) {
 		p := ps.by[1]
 		assert.Equal(t, st.every, p.every, "step %d (%s)", i, st.name)
 		assert.Equal(t, st.quiet, rt.Quiet("a"), "step %d (%s): Quiet", i, st.name)
-		assert.False(t, ps.due(1, now.Add(st.every-base)), "step %d (%s): due a tick early", i, st.name)
-		assert.True(t, ps.due(1, now.Add(st.every)), "step %d (%s): not due after its interval", i, st.name)
+		assert.False(t, ps.due(1, nil, now.Add(st.every-base)), "step %d (%s): due a tick early", i, st.name)
+		assert.True(t, ps.due(1, nil, now.Add(st.every)), "step %d (%s): not due after its interval", i, st.name)
 		now = now.Add(st.every)
 	}
 
 	ps.sampled(1, map[string]int64{"a": 5}, nil, nil, now, base, quiet)
 	ps.sampled(1, map[string]int64{"a": 5}, nil, nil, now, base, quiet)
 	require.True(t, rt.Quiet("a"))
-	require.False(t, ps.due(1, now.Add(time.Second)))
+	require.False(t, ps.due(1, nil, now.Add(time.Second)))
 	rt.Flowing("a") // a follower answered with records
-	assert.True(t, ps.due(1, now.Add(time.Second)), "records flowing again: the leader is sampled at once")
+	assert.True(t, ps.due(1, nil, now.Add(time.Second)), "records flowing again: the leader is sampled at once")
 	assert.False(t, rt.Quiet("a"), "records flowing again: not quiet")
 	ps.sampled(1, map[string]int64{"a": 5}, nil, nil, now, base, quiet)
 	require.True(t, rt.Quiet("a"))
 	ps.keep(map[int][]string{2: {"x"}})
 	assert.False(t, rt.Quiet("a"), "a leader no partition is read from is forgotten")
-	assert.True(t, ps.due(1, now), "a forgotten leader starts again at once")
+	assert.True(t, ps.due(1, nil, now), "a forgotten leader starts again at once")
 }
 
 func TestPaceWithoutQuietSamplingNeverSlows(t *testing.T) {
@@ -85,4 +85,24 @@ func TestPaceQuietAtOnceWhenCaughtUp(t *testing.T) {
 	assert.False(t, rt.Quiet("a"))
 	ps.sampled(2, map[string]int64{"x": 1}, map[string]bool{"y": true}, nil, now, base, quiet)
 	assert.Equal(t, base, ps.by[2].every, "x new and not caught up")
+}
+
+// A partition that joins a quiet leader's follower reads (a group's new
+// assignment, a Reader starting) is sampled at once, not at the quiet
+// pace: until its first sample it has no pace of its own, and its
+// follower would be polled short all that time.
+func TestPaceNewPartitionOfQuietLeaderIsDue(t *testing.T) {
+	const base, quiet = time.Second, 5 * time.Minute
+	rt := New(Config[string]{})
+	ps := &rt.paces
+	now := time.Unix(1000, 0)
+	ps.sampled(1, map[string]int64{"a": 5}, nil, nil, now, base, quiet)
+	ps.sampled(1, map[string]int64{"a": 5}, nil, nil, now, base, quiet)
+	require.True(t, rt.Quiet("a"))
+	later := now.Add(base)
+	assert.False(t, ps.due(1, []string{"a"}, later), "a quiet leader was due for the partitions it had")
+	assert.True(t, ps.due(1, []string{"a", "b"}, later), "a partition new to a quiet leader waits for its pace")
+	at, ok := ps.nextDue(map[int][]string{1: {"a", "b"}})
+	require.True(t, ok)
+	assert.True(t, at.IsZero(), "nextDue: the new partition is due at once, got %v", at)
 }
