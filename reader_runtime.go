@@ -124,9 +124,9 @@ var (
 	// by default: the leader looks every half of it), which the metadata
 	// re-read while on followers (readerPinnedMetadataInterval) sees: the
 	// first records after a quiet spell wait at most about 75 s at such a
-	// follower, where a 30 s sample bounded the wait to about 40 s. It is
-	// kept as a safety net at the age the Java consumer gives its metadata
-	// (metadata.max.age.ms).
+	// follower (a sample every 30 s would make it about 40 s, for two more
+	// requests a minute per leader). It is kept as a safety net at the
+	// age the Java consumer gives its metadata (metadata.max.age.ms).
 	readerQuietSampling           = 5 * time.Minute
 	readerCoolingMetadataInterval = time.Second
 )

@@ -17,8 +17,8 @@ import (
 // unchanged does not. What a long QuietSampling gives up: records written
 // after a quiet spell to a follower that stopped replicating (so that none
 // flow from it) are noticed only when that follower leaves the ISR, which
-// Kafka bounds (replica.lag.time.max.ms, 30 s by default) and the metadata
-// re-read while partitions are on followers sees.
+// Kafka bounds (1.5 × replica.lag.time.max.ms, 45 s by default) and the
+// metadata re-read while partitions are on followers sees.
 type paces[TP comparable] struct {
 	mu    sync.Mutex
 	by    map[int]*pace[TP] // by leader
@@ -61,18 +61,6 @@ func (ps *paces[TP]) due(leader int, tps []TP, now time.Time) bool {
 func (p *pace[TP]) unsampled(tps []TP) bool {
 	for _, tp := range tps {
 		if _, ok := p.hws[tp]; !ok {
-			return true
-		}
-	}
-	return false
-}
-
-// anyDue reports whether a leader with a pace is to be sampled at now.
-func (ps *paces[TP]) anyDue(now time.Time) bool {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	for _, p := range ps.by {
-		if !now.Before(p.next) {
 			return true
 		}
 	}
