@@ -356,6 +356,9 @@ func (f *fetcher) step(ctx context.Context) bool {
 	if fb.Next > f.offset {
 		f.offset = fb.Next
 	}
+	if broker != f.meta.Leader.ID {
+		r.share.rt.Reached(f.tp, f.offset) // its leader may wait for it to turn quiet
+	}
 	if err == nil && hw >= 0 {
 		lag := hw - f.offset
 		if lag < 0 {

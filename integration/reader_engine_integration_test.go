@@ -14,9 +14,9 @@ import (
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
-// reHeldPoll is how long a broker's fetches wait while partitions keep arriving (the engine's short
-// poll, 20 ms): a partition arriving a moment later is not held up by a long poll for the others.
-const reHeldPoll = 20 * time.Millisecond
+// reJoinSettle is how long a broker's polls end early after a partition new to it asked (the engine's
+// join settle, 250 ms): a partition arriving a moment later is not held up by a long poll for the others.
+const reJoinSettle = 250 * time.Millisecond
 
 // reFetchWaits returns the MaxWaitMs of the Fetch requests spy saw, per connection in order.
 func reFetchWaits(t *testing.T, spy *apiSpy) [][]int32 {
@@ -40,9 +40,9 @@ func reFetchWaits(t *testing.T, spy *apiSpy) [][]int32 {
 }
 
 // Partition Readers started together on a quiet topic, with kafka-go's
-// MaxWait (10 s): each broker's first fetches are short polls (20 ms), so
-// that a partition arriving a moment later is not held up by a long poll
-// for the others; 250 ms after the last new partition, long polls resume
+// MaxWait (10 s): each broker's first fetches end within 250 ms of the
+// last new partition, so that a partition arriving a moment later is not
+// held up by a long poll for the others; after that, long polls resume
 // (10 s: MaxWait).
 func TestReaderIntegrationShortPollsWhilePartitionsArrive(t *testing.T) {
 	c := requireRackCluster(t)
@@ -76,6 +76,6 @@ func TestReaderIntegrationShortPollsWhilePartitionsArrive(t *testing.T) {
 	})
 	t.Logf("ENGINEFIGURE first fetch waits per data connection %v (ms); every one long-polls 10 s later", first)
 	for _, w := range first {
-		assert.Equal(t, int32(reHeldPoll/time.Millisecond), w, "a broker's first fetch, partitions still arriving")
+		assert.LessOrEqual(t, w, int32(reJoinSettle/time.Millisecond), "a broker's first fetch, partitions still arriving")
 	}
 }

@@ -63,26 +63,28 @@ func (rt *Runtime[TP]) LeaderEndRequests() int64 { return rt.ends.sent.Load() }
 
 // leaderEndsLoop samples the leaders' high watermarks until Close, each
 // leader at its pace. It sleeps until the first leader is due, or until
-// the routes or a pace change (sampler wake), and looks at most once per
+// the routes or a pace change (sampler wake), and samples at most once per
 // Sampling: an idle set of hundreds of Readers costs it a wakeup per
-// quiet sample, not one per Sampling.
+// quiet sample, not one per Sampling. Partitions that moved are looked at
+// sooner, newcomerSettle after the sampler noticed the move (a fetch
+// answer moves its partitions one by one): a partition new to a follower
+// is sampled while its readers catch up, so that its leader can turn quiet
+// when they have (Reached), rather than a Sampling later.
 func (rt *Runtime[TP]) leaderEndsLoop() {
 	logged := map[int]string{} // the error last logged, by leader
 	// The follower reads are asked of every Member only when a route
 	// changed (RoutesChanged); between changes the loop keeps them.
 	var (
-		reads followerReads[TP]
-		seen  uint64
-		built bool
-		last  time.Time // the last look
+		reads   followerReads[TP]
+		seen    uint64
+		built   bool
+		last    time.Time // the last look that found a leader due
+		noticed time.Time // when a move not yet looked at was noticed
 	)
 	for {
 		var due <-chan time.Time
 		var timer *time.Timer
-		if at, ok := rt.sampleDue(reads, built, seen); ok {
-			if next := last.Add(rt.cfg.Sampling); at.Before(next) {
-				at = next
-			}
+		if at, ok := rt.lookAt(reads, built, seen, last, &noticed); ok {
 			timer = time.NewTimer(time.Until(at))
 			due = timer.C
 		}
@@ -98,10 +100,10 @@ func (rt *Runtime[TP]) leaderEndsLoop() {
 			return
 		}
 		now := time.Now()
-		if at, ok := rt.sampleDue(reads, built, seen); !ok || now.Before(at) || now.Before(last.Add(rt.cfg.Sampling)) {
+		if at, ok := rt.lookAt(reads, built, seen, last, &noticed); !ok || now.Before(at) {
 			continue // woken early: wait again for what is due now
 		}
-		last = now
+		noticed = time.Time{}
 		if v := rt.routes.Load(); !built || v != seen {
 			seen, built = v, true
 			reads = rt.followerReads()
@@ -111,6 +113,7 @@ func (rt *Runtime[TP]) leaderEndsLoop() {
 			if !rt.paces.due(leader, tps, now) {
 				continue
 			}
+			last = now
 			hws, caughtUp, err := rt.sampleLeader(leader, tps, reads.members)
 			rt.paces.sampled(leader, hws, caughtUp, err, now, rt.cfg.Sampling, rt.cfg.QuietSampling)
 			if err == nil || rt.ctx.Err() != nil {
@@ -127,15 +130,32 @@ func (rt *Runtime[TP]) leaderEndsLoop() {
 	}
 }
 
-// sampleDue returns when the sampler has something to do: at once while
-// the follower reads it keeps are not the current ones, else when the
-// first of their leaders is due; false when no partition reads from a
-// follower.
-func (rt *Runtime[TP]) sampleDue(reads followerReads[TP], built bool, seen uint64) (time.Time, bool) {
-	if !built || rt.routes.Load() != seen {
-		return time.Time{}, true
+// newcomerSettle is how long the sampler lets a move settle before it
+// looks: the partitions of one fetch answer move within it.
+const newcomerSettle = 100 * time.Millisecond
+
+// lookAt returns when the sampler looks next: newcomerSettle after it
+// noticed that the follower reads changed; else when the first leader is
+// due (at once for a partition never sampled), a Sampling after the last
+// sample at the earliest. False when no partition reads from a follower.
+// noticed is set on the first call that sees a change.
+func (rt *Runtime[TP]) lookAt(reads followerReads[TP], built bool, seen uint64, last time.Time, noticed *time.Time) (time.Time, bool) {
+	if built && rt.routes.Load() == seen {
+		at, ok := rt.paces.nextDue(reads.byLeader)
+		return latest(at, last.Add(rt.cfg.Sampling)), ok
 	}
-	return rt.paces.nextDue(reads.byLeader)
+	if noticed.IsZero() {
+		*noticed = time.Now()
+	}
+	settle := min(newcomerSettle, rt.cfg.Sampling)
+	return latest(noticed.Add(settle), last.Add(settle)), true
+}
+
+func latest(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return b
+	}
+	return a
 }
 
 // wakeSampler tells the sampler that what is due changed.

@@ -14,21 +14,34 @@ import (
 // partition not sampled before) brings the pace back to Sampling, and so
 // does a follower answering with records (Flowing): records flow again, and
 // the lag matters again. A partition sampled before and back in the sample
-// unchanged does not. What a long QuietSampling gives up: records written
+// unchanged does not. A partition new to the sample whose readers are
+// behind its high watermark keeps the base pace only until a follower
+// brings them there (Reached): what the leader had at the sample has then
+// reached the follower, which is all a second sample would have shown. What a long QuietSampling gives up: records written
 // after a quiet spell to a follower that stopped replicating (so that none
 // flow from it) are noticed only when that follower leaves the ISR, which
 // Kafka bounds (1.5 × replica.lag.time.max.ms, 45 s by default) and the
 // metadata re-read while partitions are on followers sees.
 type paces[TP comparable] struct {
-	mu    sync.Mutex
-	by    map[int]*pace[TP] // by leader
-	quiet map[TP]bool       // partitions whose leader is sampled slower than Sampling
+	mu      sync.Mutex
+	by      map[int]*pace[TP] // by leader
+	quiet   map[TP]bool       // partitions whose leader is sampled slower than Sampling
+	behind  int               // partitions in the behind sets of all leaders
+	base    time.Duration     // Sampling and QuietSampling, as the last sample was given them
+	quietly time.Duration
 }
 
 type pace[TP comparable] struct {
 	every time.Duration
 	next  time.Time
+	at    time.Time // the last sample
 	hws   map[TP]int64
+	// behind holds the partitions new to the last sample whose readers had
+	// not read up to its high watermark, with that mark; the leader turns
+	// quiet when the last of them gets there, unless the sample moved.
+	behind map[TP]int64
+	moved  bool
+	failed bool // the last sample failed: the next waits for the pace
 }
 
 // keep forgets the leaders no partition is read for any more.
@@ -40,6 +53,7 @@ func (ps *paces[TP]) keep(byLeader map[int][]TP) {
 			for tp := range p.hws {
 				delete(ps.quiet, tp)
 			}
+			ps.behind -= len(p.behind)
 			delete(ps.by, leader)
 		}
 	}
@@ -48,7 +62,8 @@ func (ps *paces[TP]) keep(byLeader map[int][]TP) {
 // due reports whether leader is to be sampled at now for tps, the
 // partitions read from its followers: at its pace, or at once when one of
 // tps was never sampled (it joined a quiet leader: a group's new
-// assignment, a Reader starting), whose lag check has nothing to go on.
+// assignment, a Reader starting), whose lag check has nothing to go on,
+// unless the leader's last sample failed.
 func (ps *paces[TP]) due(leader int, tps []TP, now time.Time) bool {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
@@ -59,6 +74,9 @@ func (ps *paces[TP]) due(leader int, tps []TP, now time.Time) bool {
 // unsampled reports whether one of tps has no high watermark yet; ps.mu
 // held.
 func (p *pace[TP]) unsampled(tps []TP) bool {
+	if p.failed {
+		return false
+	}
 	for _, tp := range tps {
 		if _, ok := p.hws[tp]; !ok {
 			return true
@@ -105,26 +123,66 @@ func (ps *paces[TP]) sampled(leader int, hws map[TP]int64, caughtUp map[TP]bool,
 	if p.hws == nil {
 		p.hws = map[TP]int64{}
 	}
-	// A partition new to the sample counts as moved, unless its readers
-	// have already read up to its high watermark: nothing is in flight to
-	// them, and a second sample would only say so again.
+	// A partition new to the sample is behind until its readers have read
+	// up to its high watermark; one already there has nothing in flight
+	// to them, and a second sample would only say so again.
+	ps.behind -= len(p.behind)
+	clear(p.behind)
 	moved := err != nil
 	for tp, hw := range hws {
-		if last, ok := p.hws[tp]; ok && last != hw || !ok && !caughtUp[tp] {
+		if last, ok := p.hws[tp]; ok && last != hw {
 			moved = true
+		} else if !ok && !caughtUp[tp] {
+			if p.behind == nil {
+				p.behind = map[TP]int64{}
+			}
+			p.behind[tp] = hw
 		}
 		p.hws[tp] = hw
 	}
+	ps.behind += len(p.behind)
+	p.moved, p.failed, p.at, ps.base, ps.quietly = moved, err != nil, now, base, quiet
 	switch {
-	case moved || quiet <= base:
+	case moved || quiet <= base || len(p.behind) > 0:
 		p.every = base
 	case len(hws) > 0:
 		p.every = quiet
 	}
-	for tp := range p.hws {
-		ps.quiet[tp] = p.every > base
-	}
+	ps.setQuiet(p)
 	p.next = now.Add(p.every)
+}
+
+// setQuiet records, for each partition of p, whether p is at the quiet
+// pace; ps.mu held.
+func (ps *paces[TP]) setQuiet(p *pace[TP]) {
+	for tp := range p.hws {
+		ps.quiet[tp] = p.every > ps.base
+	}
+}
+
+// Reached says a follower brought tp's readers to offset. The leader of a
+// partition that was behind at its last sample turns quiet once the last of
+// them is there and nothing else moved.
+func (rt *Runtime[TP]) Reached(tp TP, offset int64) { rt.paces.reached(tp, offset) }
+
+func (ps *paces[TP]) reached(tp TP, offset int64) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.behind == 0 {
+		return // the common case: nothing waits for its readers
+	}
+	for _, p := range ps.by {
+		hw, ok := p.behind[tp]
+		if !ok || offset < hw {
+			continue
+		}
+		delete(p.behind, tp)
+		ps.behind--
+		if len(p.behind) == 0 && !p.moved && ps.quietly > p.every {
+			p.every, p.next = ps.quietly, p.at.Add(ps.quietly)
+			ps.setQuiet(p)
+		}
+	}
 }
 
 // Quiet reports whether tp's leader is sampled slower than Sampling: its

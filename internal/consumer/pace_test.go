@@ -106,3 +106,45 @@ func TestPaceNewPartitionOfQuietLeaderIsDue(t *testing.T) {
 	require.True(t, ok)
 	assert.True(t, at.IsZero(), "nextDue: the new partition is due at once, got %v", at)
 }
+
+// A partition new to a leader's sample whose readers are behind keeps the
+// base pace only until a follower brings them to the sampled high
+// watermark (Reached); a sample that found a high watermark moved, or
+// failed, is not made quiet by it.
+func TestPaceQuietWhenBehindPartitionsAreReached(t *testing.T) {
+	const base, quiet = time.Second, 5 * time.Minute
+	rt := New(Config[string]{})
+	ps := &rt.paces
+	now := time.Unix(1000, 0)
+
+	ps.sampled(1, map[string]int64{"a": 5, "b": 7}, map[string]bool{"a": true}, nil, now, base, quiet)
+	require.Equal(t, base, ps.by[1].every, "b is behind")
+	rt.Reached("b", 6)
+	assert.False(t, rt.Quiet("a"), "b short of 7")
+	assert.Equal(t, 1, ps.behind)
+	rt.Reached("b", 7)
+	assert.True(t, rt.Quiet("a"), "b at 7: nothing the leader had is missing at the follower")
+	assert.Equal(t, quiet, ps.by[1].every)
+	assert.Equal(t, now.Add(quiet), ps.by[1].next, "the quiet pace counts from the sample")
+	assert.Equal(t, 0, ps.behind)
+
+	// The next sample finds a moved: Reached of a newcomer does not hide it.
+	now = now.Add(quiet)
+	ps.sampled(1, map[string]int64{"a": 6, "b": 7, "c": 3}, nil, nil, now, base, quiet)
+	rt.Reached("c", 3)
+	assert.False(t, rt.Quiet("a"), "a moved at this sample")
+	assert.Equal(t, base, ps.by[1].every)
+
+	// A failed sample: the partitions it could not sample wait for the
+	// pace instead of being due at once, and nothing is behind.
+	ps.sampled(2, nil, nil, errors.New("refused"), now, base, quiet)
+	assert.False(t, ps.due(2, []string{"x"}, now.Add(base/2)), "a failed leader with a new partition waits for its pace")
+	assert.True(t, ps.due(2, []string{"x"}, now.Add(base)))
+
+	// A leader forgotten with partitions behind leaves no count behind.
+	ps.sampled(3, map[string]int64{"y": 9}, nil, nil, now, base, quiet)
+	require.Equal(t, 1, ps.behind)
+	ps.keep(map[int][]string{1: {"a"}})
+	assert.Equal(t, 0, ps.behind)
+	rt.Reached("y", 9) // no leader to turn quiet: nothing happens
+}

@@ -23,10 +23,18 @@ type member struct {
 	hws   map[tp]int64
 }
 
-func (m *member) OnFollower() bool { return len(m.reads) > 0 }
+func (m *member) OnFollower() bool { return len(m.FollowerReads()) > 0 }
 func (m *member) Topics() []string { return []string{"t"} }
 func (m *member) FollowerReads() map[int][]tp {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	return m.reads
+}
+
+func (m *member) setReads(reads map[int][]tp) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reads = reads
 }
 func (m *member) LeaderHighWatermark(p tp, hw int64) bool {
 	m.mu.Lock()
@@ -250,6 +258,59 @@ func TestRuntimeFlowingWakesQuietSampler(t *testing.T) {
 	}
 	rt.Flowing(tp{"t", 0})
 	next()
+}
+
+// A partition that moves to a follower is sampled as soon as the move
+// settles (newcomerSettle), not a Sampling after the last sample: its
+// readers are catching up, and the sample lets its leader turn quiet when
+// they are there (Reached) instead of polling the follower short meanwhile.
+func TestRuntimeSamplesAMoveOnceItSettles(t *testing.T) {
+	m := &member{reads: map[int][]tp{1: {{"t", 0}}}}
+	sampled := make(chan []tp, 100)
+	rt := New(Config[tp]{
+		Members: func() []Member[tp] { return []Member[tp]{m} },
+		Refresh: func(context.Context, []string) error { return nil },
+		ListEnds: func(_ context.Context, _ int, tps []tp) (map[tp]int64, error) {
+			sampled <- tps
+			hws := map[tp]int64{}
+			for _, p := range tps {
+				hws[p] = 7
+			}
+			return hws, nil
+		},
+		Dial:            func(context.Context, int) error { return nil },
+		Logf:            t.Logf,
+		Errorf:          t.Logf,
+		Sampling:        time.Hour,
+		QuietSampling:   2 * time.Hour,
+		PinnedInterval:  func() time.Duration { return time.Hour },
+		CoolingInterval: func() time.Duration { return time.Hour },
+	})
+	rt.Start()
+	defer rt.Close()
+	next := func() []tp {
+		t.Helper()
+		select {
+		case tps := <-sampled:
+			return tps
+		case <-time.After(10 * time.Second):
+			t.Fatal("no sample within 10 s of the move; Sampling is an hour")
+			return nil
+		}
+	}
+	assert.Equal(t, []tp{{"t", 0}}, next())
+	m.setReads(map[int][]tp{1: {{"t", 0}, {"t", 1}}})
+	rt.RoutesChanged()
+	assert.ElementsMatch(t, []tp{{"t", 0}, {"t", 1}}, next(), "the partition that moved, with its leader's others")
+
+	// Behind at the sample (member.LeaderHighWatermark says so), the
+	// leader keeps the base pace until a follower brings them to 7.
+	require.False(t, rt.Quiet(tp{"t", 0}))
+	rt.Reached(tp{"t", 0}, 7)
+	rt.Reached(tp{"t", 1}, 6)
+	assert.False(t, rt.Quiet(tp{"t", 0}), "partition 1 is still behind")
+	rt.Reached(tp{"t", 1}, 7)
+	assert.True(t, rt.Quiet(tp{"t", 0}), "both reached what the leader had: quiet without a second sample")
 }
 
 // A refresh that changed nothing is not news: the fetchers watching

@@ -13,9 +13,10 @@
 // come back (Fetch again) or to say they will not for now (Release): a
 // partition left out of a long poll would otherwise wait for it to end.
 // For the same reason a poll lasts only HeldPoll while a partition is
-// expected soon: one held for its application, one left out of the
-// request, or any while partitions new to the broker keep arriving (a
-// Reader starting, a group assignment). Otherwise it lasts MaxWait, and a
+// expected soon (one held for its application, one left out of the
+// request), and no longer than JoinSettle after a partition new to the
+// broker came, since others usually follow (Readers starting, a group
+// assignment). Otherwise it lasts MaxWait, and a
 // partition that asks while the loop's idle long poll is in flight is
 // fetched on a second connection of the loop (sidelane.go): only arriving
 // partitions pay for the long poll's length.
@@ -76,8 +77,8 @@ type Config struct {
 	// come back before the next request (default 100 ms).
 	Linger time.Duration
 	// JoinSettle is how long after a partition new to a broker's loop
-	// asks the loop's polls stay short (HeldPoll): others usually follow
-	// (default 250 ms; negative: never).
+	// asks the loop's polls end early: others usually follow (default
+	// 250 ms; negative: never).
 	JoinSettle time.Duration
 	// IdleTimeout closes a loop's connection after it sent nothing for
 	// that long (default 2 min), before the broker drops it
@@ -843,9 +844,15 @@ func (ln *lane) request(batch []*waiter, reserved []reservation, vs protocol.Ver
 		}
 	}
 	e.mu.Lock()
-	if len(l.held) > 0 || ln.starved || len(l.pending) > 0 || e.now().Sub(l.joined) < e.cfg.JoinSettle {
-		// Partitions wait for this request, or will soon: poll short.
+	if len(l.held) > 0 || ln.starved || len(l.pending) > 0 {
+		// Partitions wait for this request: poll short.
 		wait = min(wait, HeldPoll)
+	} else if left := l.joined.Add(e.cfg.JoinSettle).Sub(e.now()); left > 0 {
+		// Partitions new to the broker may still come (Readers starting,
+		// a group assignment): poll until they would have, in one request
+		// rather than a HeldPoll at a time; one arriving meanwhile waits
+		// for its end.
+		wait = min(wait, max(left, HeldPoll))
 	}
 	wait = ln.sideWait(batch, wait)
 	e.mu.Unlock()

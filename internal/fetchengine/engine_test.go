@@ -189,9 +189,10 @@ func TestEngineHeldPartitionShortensThePoll(t *testing.T) {
 	recv(t, b)
 }
 
-// A partition new to a broker's loop makes its polls short for JoinSettle,
-// since others usually follow (Readers starting, a group assignment); once
-// none came for that long, polls last MaxWait again.
+// A partition new to a broker's loop makes its polls end JoinSettle after
+// it came, since others usually follow (Readers starting, a group
+// assignment): one poll until then, not one per HeldPoll; once none came
+// for that long, polls last MaxWait again.
 func TestEngineNewPartitionsShortenThePoll(t *testing.T) {
 	c := newFakeConn()
 	e := testEngine(t, c, Config{Linger: time.Minute})
@@ -204,16 +205,22 @@ func TestEngineNewPartitionsShortenThePoll(t *testing.T) {
 
 	a := fetchAsync(e, 1, want(0, 0))
 	req := sent(t, c)
-	assert.Equal(t, int32(HeldPoll/time.Millisecond), req.MaxWaitMs, "partition 0 is new to the broker: a short poll")
+	assert.Equal(t, int32(250), req.MaxWaitMs, "partition 0 is new to the broker: a poll until JoinSettle after it")
 	recv(t, a)
 
 	advance(200 * time.Millisecond)
 	a = fetchAsync(e, 1, want(0, 1))
 	req = sent(t, c)
-	assert.Equal(t, int32(HeldPoll/time.Millisecond), req.MaxWaitMs, "200 ms after partition 0 came: still short")
+	assert.Equal(t, int32(50), req.MaxWaitMs, "200 ms after partition 0 came: until the settle's end")
 	recv(t, a)
 
-	advance(300 * time.Millisecond)
+	advance(45 * time.Millisecond)
+	a = fetchAsync(e, 1, want(0, 2))
+	req = sent(t, c)
+	assert.Equal(t, int32(HeldPoll/time.Millisecond), req.MaxWaitMs, "5 ms before the settle's end: HeldPoll at least")
+	recv(t, a)
+
+	advance(255 * time.Millisecond)
 	c.mu.Lock()
 	c.hold = make(chan struct{})
 	c.mu.Unlock()
