@@ -315,9 +315,17 @@ func TestClientGroupsInitProducerIDIntegration(t *testing.T) {
 	if third.Error != nil || third.Producer.ProducerID != first.Producer.ProducerID || third.Producer.ProducerEpoch <= second.Producer.ProducerEpoch {
 		t.Errorf("resumed: %+v after %+v (error %v)", third.Producer, second.Producer, third.Error)
 	}
-	// A stale epoch is refused.
+	// A stale epoch is refused. The broker takes the epoch before the current one as a retry of the
+	// last bump, so the stale session is second's after one more bump; and unlike first's, which is
+	// (0, 0) when the coordinator hands out producer id 0, second's is never the zero session, which
+	// the request reads as naming no current producer.
+	fourth := init(&kafka.InitProducerIDRequest{TransactionalID: txn, TransactionTimeoutMs: 30000,
+		ProducerID: third.Producer.ProducerID, ProducerEpoch: third.Producer.ProducerEpoch})
+	if fourth.Error != nil || fourth.Producer.ProducerEpoch <= third.Producer.ProducerEpoch {
+		t.Errorf("resumed again: %+v after %+v (error %v)", fourth.Producer, third.Producer, fourth.Error)
+	}
 	stale := init(&kafka.InitProducerIDRequest{TransactionalID: txn, TransactionTimeoutMs: 30000,
-		ProducerID: first.Producer.ProducerID, ProducerEpoch: first.Producer.ProducerEpoch})
+		ProducerID: second.Producer.ProducerID, ProducerEpoch: second.Producer.ProducerEpoch})
 	if stale.Error == nil {
 		t.Errorf("a stale epoch was accepted: %+v", stale.Producer)
 	}
