@@ -84,9 +84,12 @@ func idleFollowerRequests(t *testing.T, n int, window time.Duration) (listOffset
 // watermarks for the lag check) runs once per share: 50 idle Readers send
 // the brokers as many ListOffsets and Metadata requests as one does.
 func TestReaderShareBackgroundRequestsDoNotGrowWithReaders(t *testing.T) {
-	old := readerPinnedMetadataInterval
-	t.Cleanup(func() { readerPinnedMetadataInterval = old })
+	old, oldQuiet := readerPinnedMetadataInterval, readerQuietSampling
+	t.Cleanup(func() { readerPinnedMetadataInterval, readerQuietSampling = old, oldQuiet })
 	readerPinnedMetadataInterval = 200 * time.Millisecond
+	// Idle leaders keep being sampled at the base pace (no quiet pace),
+	// so that the window has samples to count.
+	readerQuietSampling = 0
 
 	const window = 2 * time.Second
 	lo1, md1 := idleFollowerRequests(t, 1, window)

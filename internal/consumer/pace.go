@@ -152,6 +152,50 @@ func (ps *paces[TP]) sampled(leader int, hws map[TP]int64, caughtUp map[TP]bool,
 	p.next = now.Add(p.every)
 }
 
+// Seed takes the high watermark leader answered a fetch of tp with, while
+// naming a follower to read it from, as tp's first sample: the leader
+// names only in-sync replicas, which hold everything up to that mark. A
+// partition whose readers are there (caughtUp) needs no sample of its own
+// to let its leader turn quiet; one behind waits for Reached. A partition
+// sampled before keeps its sample.
+func (rt *Runtime[TP]) Seed(leader int, tp TP, hw int64, caughtUp bool) {
+	if rt.cfg.Sampling > 0 {
+		rt.paces.seed(leader, tp, hw, caughtUp, time.Now(), rt.cfg.Sampling, rt.cfg.QuietSampling)
+	}
+}
+
+func (ps *paces[TP]) seed(leader int, tp TP, hw int64, caughtUp bool, now time.Time, base, quiet time.Duration) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.by == nil {
+		ps.by, ps.quiet = map[int]*pace[TP]{}, map[TP]bool{}
+	}
+	ps.base, ps.quietly = base, quiet
+	p := ps.by[leader]
+	if p == nil {
+		p = &pace[TP]{every: max(base, quiet), at: now, next: now.Add(max(base, quiet)), hws: map[TP]int64{}}
+		ps.by[leader] = p
+	}
+	if _, ok := p.hws[tp]; ok {
+		return
+	}
+	p.hws[tp] = hw
+	if !caughtUp {
+		if p.behind == nil {
+			p.behind = map[TP]int64{}
+		}
+		p.behind[tp] = hw
+		ps.behind++
+		if p.every > base {
+			p.every = base
+			if next := now.Add(base); next.Before(p.next) {
+				p.next = next
+			}
+		}
+	}
+	ps.setQuiet(p)
+}
+
 // setQuiet records, for each partition of p, whether p is at the quiet
 // pace; ps.mu held.
 func (ps *paces[TP]) setQuiet(p *pace[TP]) {

@@ -148,3 +148,34 @@ func TestPaceQuietWhenBehindPartitionsAreReached(t *testing.T) {
 	assert.Equal(t, 0, ps.behind)
 	rt.Reached("y", 9) // no leader to turn quiet: nothing happens
 }
+
+// The leader's answer naming a follower seeds the partition's first sample:
+// readers there make the leader quiet without a sample, readers behind
+// keep the base pace until Reached; a partition sampled before keeps its
+// sample; without a quiet pace nothing turns quiet.
+func TestPaceSeededByTheLeadersAnswer(t *testing.T) {
+	const base, quiet = time.Second, 5 * time.Minute
+	rt := New(Config[string]{Sampling: base, QuietSampling: quiet})
+	ps := &rt.paces
+	rt.Seed(1, "a", 10, true)
+	assert.True(t, rt.Quiet("a"), "caught up at the leader's answer")
+	assert.False(t, ps.due(1, []string{"a"}, time.Now().Add(base)), "no sample due at the base pace")
+
+	rt.Seed(1, "b", 7, false)
+	assert.False(t, rt.Quiet("a"), "b is behind")
+	assert.False(t, ps.due(1, []string{"a", "b"}, time.Now()), "b is seeded: not due at once")
+	assert.True(t, ps.due(1, []string{"a", "b"}, time.Now().Add(base)), "the base pace while b is behind")
+	rt.Reached("b", 7)
+	assert.True(t, rt.Quiet("b"))
+
+	ps.sampled(2, map[string]int64{"x": 5}, nil, nil, time.Now(), base, quiet)
+	rt.Seed(2, "x", 9, true)
+	assert.Equal(t, int64(5), ps.by[2].hws["x"], "a sampled partition keeps its sample")
+
+	off := New(Config[string]{Sampling: base})
+	off.Seed(1, "a", 10, true)
+	assert.False(t, off.Quiet("a"), "no quiet pace: never quiet")
+	none := New(Config[string]{})
+	none.Seed(1, "a", 10, true)
+	assert.Nil(t, none.paces.by, "no sampling: nothing seeded")
+}
