@@ -23,6 +23,35 @@ type Balancer interface {
 	Balance(msg Message, partitions ...int) (partition int)
 }
 
+// KeyedBalancer is a Balancer that tells which messages it places by their
+// content, typically by hashing the key. A Writer with a Rack gives the
+// Balancer every partition of the topic for those, so that a key keeps its
+// partition, and only the partitions led in its rack for the others
+// (rack-aware partitioning, KIP-1123). A Balancer that does not implement
+// KeyedBalancer is taken to place by content exactly the messages that have
+// a key (Key not nil); implement it when that rule does not fit, for
+// example with Keyed returning true for every message to keep a rack-aware
+// Writer from narrowing the partitions at all.
+//
+// The built-in balancers place by content: Hash and ReferenceHash the
+// messages with a key (Key not nil); Murmur2Balancer the same, and every
+// message when Consistent; CRC32Balancer the messages with a non-empty key,
+// and every message when Consistent. RoundRobin and LeastBytes place none
+// by content.
+type KeyedBalancer interface {
+	Balancer
+	// Keyed reports whether msg's partition follows from its content.
+	Keyed(msg Message) bool
+}
+
+// keyed reports whether b places msg by content (KeyedBalancer).
+func keyed(b Balancer, msg *Message) bool {
+	if kb, ok := b.(KeyedBalancer); ok {
+		return kb.Keyed(*msg)
+	}
+	return msg.Key != nil
+}
+
 // BalancerFunc lets a plain function serve as a Balancer.
 type BalancerFunc func(Message, ...int) int
 
@@ -48,6 +77,9 @@ type RoundRobin struct {
 func (rr *RoundRobin) Balance(msg Message, partitions ...int) int {
 	return rr.next(partitions)
 }
+
+// Keyed satisfies KeyedBalancer: RoundRobin ignores message content.
+func (rr *RoundRobin) Keyed(Message) bool { return false }
 
 func (rr *RoundRobin) next(partitions []int) int {
 	rr.mutex.Lock()
@@ -104,6 +136,9 @@ func (lb *LeastBytes) Balance(msg Message, partitions ...int) int {
 	c.bytes += uint64(len(msg.Key)) + uint64(len(msg.Value))
 	return c.partition
 }
+
+// Keyed satisfies KeyedBalancer: LeastBytes ignores message content.
+func (lb *LeastBytes) Keyed(Message) bool { return false }
 
 // samePartitions reports whether partitions is the set the counters were
 // built for. Writers pass partitions sorted, which takes the fast path.
@@ -184,6 +219,9 @@ func (h *Hash) Balance(msg Message, partitions ...int) int {
 	return partitions[idx]
 }
 
+// Keyed satisfies KeyedBalancer: a message with a key is hashed.
+func (h *Hash) Keyed(msg Message) bool { return msg.Key != nil }
+
 // ReferenceHash is a Balancer that routes messages with the same key to the
 // same partition, using the rule of Sarama's reference hash partitioner:
 //
@@ -207,6 +245,9 @@ func (h *ReferenceHash) Balance(msg Message, partitions ...int) int {
 	idx := (hashKey(h.Hasher, &h.lock, msg.Key) & 0x7fffffff) % uint32(len(partitions))
 	return partitions[idx]
 }
+
+// Keyed satisfies KeyedBalancer: a message with a key is hashed.
+func (h *ReferenceHash) Keyed(msg Message) bool { return msg.Key != nil }
 
 // randomBalancer picks a partition uniformly at random. A non-zero mock is
 // returned instead, so tests can observe when the random path was taken.
@@ -247,6 +288,10 @@ func (b CRC32Balancer) Balance(msg Message, partitions ...int) (partition int) {
 	return partitions[crc32.ChecksumIEEE(msg.Key)%uint32(len(partitions))]
 }
 
+// Keyed satisfies KeyedBalancer: a message with a non-empty key is hashed,
+// and with Consistent every message.
+func (b CRC32Balancer) Keyed(msg Message) bool { return b.Consistent || len(msg.Key) > 0 }
+
 // Murmur2Balancer is a Balancer that hashes keys with murmur2 the way the
 // default partitioner of the Java client does, and so picks the same
 // partitions as Java producers (and librdkafka's "murmur2" partitioners):
@@ -271,6 +316,10 @@ func (b Murmur2Balancer) Balance(msg Message, partitions ...int) (partition int)
 	}
 	return partitions[(murmur2(msg.Key)&0x7fffffff)%uint32(len(partitions))]
 }
+
+// Keyed satisfies KeyedBalancer: a message with a key is hashed, and with
+// Consistent every message.
+func (b Murmur2Balancer) Keyed(msg Message) bool { return b.Consistent || msg.Key != nil }
 
 // murmur2 is the 32-bit MurmurHash2 with the seed used by Kafka's Java client
 // (Utils.murmur2): little-endian 4-byte blocks, then the 1-3 trailing bytes.

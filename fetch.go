@@ -383,8 +383,9 @@ func (f *fetcher) step(ctx context.Context) bool {
 	if err == nil {
 		f.failures = 0
 		if broker == f.meta.Leader.ID && preferred >= 0 && preferred != broker && hw >= 0 {
-			// The leader names an in-sync follower: what it answered is
-			// the lag check's first sample of the partition.
+			// The leader names a follower whose log reaches the fetch
+			// offset: what it answered is the lag check's first sample
+			// of the partition (Runtime.Seed).
 			r.share.rt.Seed(broker, f.tp, hw, f.offset >= hw)
 		}
 		r.rackFetched(ctx, f, broker, preferred, w.Rack != "")

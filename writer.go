@@ -112,6 +112,23 @@ type Writer struct {
 	// The default is to use a round-robin distribution.
 	Balancer Balancer
 
+	// Rack is the writer's rack (its availability zone), named as the
+	// brokers' broker.rack names theirs. With a Rack, a message the
+	// Balancer places freely (see KeyedBalancer: every message of
+	// RoundRobin and LeastBytes, those without a key under the hashing
+	// balancers) goes to a partition whose leader is in that rack, so that
+	// its bytes do not cross zones (KIP-1123); the Balancer chooses among
+	// those partitions only. While no partition of the topic is led in the
+	// rack, every partition is used. Which partitions are led where follows
+	// the Writer's metadata: a partition whose leader moves to another
+	// rack leaves the set at the next metadata the Writer reads, and joins
+	// it again when its leader is back. Messages placed by content keep the
+	// partition they get without a Rack.
+	//
+	// Default: none. NewWriter takes WriterConfig.Rack, else the Dialer's
+	// RackID.
+	Rack string
+
 	// Limit on how many attempts will be made to deliver a message.
 	// An attempt that could not reach the partition's leader (its dial
 	// failed, or no leader is known while one is being elected) does not
@@ -271,6 +288,9 @@ type Writer struct {
 	// roundRobin is the balancer when none is configured.
 	roundRobin RoundRobin
 
+	// local caches the partitions led in Rack, per topic.
+	local producer.RackPartitions
+
 	// transport is non-nil when NewWriter created the Transport, which
 	// Close then closes.
 	transport *Transport
@@ -358,6 +378,9 @@ type WriterConfig struct {
 	//
 	// The default is to use a round-robin distribution.
 	Balancer Balancer
+
+	// Rack is the Writer's Rack; empty, the Dialer's RackID.
+	Rack string
 
 	// Limit on how many attempts will be made to deliver a message.
 	//
@@ -485,6 +508,7 @@ func NewWriter(config WriterConfig) *Writer {
 		Addr:         TCP(config.Brokers...),
 		Topic:        config.Topic,
 		Balancer:     config.Balancer,
+		Rack:         config.Rack,
 		MaxAttempts:  config.MaxAttempts,
 		BatchSize:    config.BatchSize,
 		BatchBytes:   int64(config.BatchBytes),
@@ -498,6 +522,9 @@ func NewWriter(config WriterConfig) *Writer {
 		Transport:    transport,
 		transport:    transport,
 		writerStats:  stats,
+	}
+	if w.Rack == "" {
+		w.Rack = d.RackID
 	}
 	if config.RequiredAcks == 0 {
 		// NewWriter has always meant "all" by 0.
@@ -569,6 +596,7 @@ func (w *Writer) assignPartitions(ctx context.Context, msgs []Message) ([]produc
 	balancer := w.balancer()
 	parts := make([]producer.TopicPartition, len(msgs))
 	lastTopic, lastCount := "", 0
+	var all, local []int // the topic's partitions, those led in Rack
 	for i := range msgs {
 		topic, err := w.chooseTopic(msgs[i])
 		if err != nil {
@@ -584,8 +612,16 @@ func (w *Writer) assignPartitions(ctx context.Context, msgs []Message) ([]produc
 				return nil, fmt.Errorf("kafka.(*Writer): topic %q has no partitions", topic)
 			}
 			lastTopic, lastCount = topic, n
+			all = partitionIDs(n)
+			local = nil
+			if w.Rack != "" {
+				local = w.local.Of(w.cluster.cl.meta, topic, w.Rack, n)
+			}
 		}
-		ids := partitionIDs(lastCount)
+		ids := all
+		if len(local) > 0 && !keyed(balancer, &msgs[i]) {
+			ids = local
+		}
 		p := balancer.Balance(msgs[i], ids...)
 		if p < 0 || p >= lastCount {
 			return nil, fmt.Errorf("kafka.(*Writer): the balancer chose partition %d of %q, which has partitions 0-%d", p, topic, lastCount-1)

@@ -31,6 +31,7 @@ type sentRequest struct {
 	size   int // bytes after the size prefix
 	at     time.Time
 	conn   int    // the connection's number, in the order of the dials
+	addr   string // the address the connection dialed
 	frame  []byte // after the size prefix, for the API keys in keep
 }
 
@@ -59,7 +60,7 @@ func (s *apiSpy) dial(ctx context.Context, network, address string) (net.Conn, e
 		nc.Close()
 		return nil, errSpyCrashed
 	}
-	c := &spyConn{Conn: nc, spy: s, id: s.dialed}
+	c := &spyConn{Conn: nc, spy: s, id: s.dialed, addr: address}
 	s.dialed++
 	if s.conns == nil {
 		s.conns = map[*spyConn]bool{}
@@ -125,8 +126,9 @@ func (s *apiSpy) last(apiKey int16, t time.Time) time.Time {
 
 type spyConn struct {
 	net.Conn
-	spy *apiSpy
-	id  int
+	spy  *apiSpy
+	id   int
+	addr string
 
 	mu  sync.Mutex
 	buf []byte // the start of a request not yet written whole
@@ -141,7 +143,7 @@ func (c *spyConn) Write(p []byte) (int, error) {
 		if len(c.buf) < 4+size {
 			break
 		}
-		r := sentRequest{apiKey: int16(binary.BigEndian.Uint16(c.buf[4:])), size: size, at: time.Now(), conn: c.id}
+		r := sentRequest{apiKey: int16(binary.BigEndian.Uint16(c.buf[4:])), size: size, at: time.Now(), conn: c.id, addr: c.addr}
 		if c.spy.keep[r.apiKey] {
 			r.frame = append([]byte(nil), c.buf[4:4+size]...)
 		}

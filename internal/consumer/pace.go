@@ -153,11 +153,12 @@ func (ps *paces[TP]) sampled(leader int, hws map[TP]int64, caughtUp map[TP]bool,
 }
 
 // Seed takes the high watermark leader answered a fetch of tp with, while
-// naming a follower to read it from, as tp's first sample: the leader
-// names only in-sync replicas, which hold everything up to that mark. A
-// partition whose readers are there (caughtUp) needs no sample of its own
-// to let its leader turn quiet; one behind waits for Reached. A partition
-// sampled before keeps its sample.
+// naming a follower to read it from, as tp's first sample. The leader
+// names a replica whose log reaches the fetch offset, and from Kafka 3.4
+// only an in-sync one, which holds everything below that mark. A partition
+// whose readers are there (caughtUp) then needs no sample of its own to let
+// its leader turn quiet; one behind keeps the base pace until Reached or
+// the next sample. A partition sampled before keeps its sample.
 func (rt *Runtime[TP]) Seed(leader int, tp TP, hw int64, caughtUp bool) {
 	if rt.cfg.Sampling > 0 {
 		rt.paces.seed(leader, tp, hw, caughtUp, time.Now(), rt.cfg.Sampling, rt.cfg.QuietSampling)
