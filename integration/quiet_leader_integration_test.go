@@ -23,7 +23,9 @@ type qlSample struct {
 	partitions []int32
 }
 
-func (s qlSample) String() string { return fmt.Sprintf("%s %v", s.at.Format("15:04:05.000"), s.partitions) }
+func (s qlSample) String() string {
+	return fmt.Sprintf("%s %v", s.at.Format("15:04:05.000"), s.partitions)
+}
 
 // qlSamples returns the ListOffsets requests spy saw that ask topic's latest offsets.
 func qlSamples(t *testing.T, spy *apiSpy, topic string) []qlSample {
