@@ -477,7 +477,10 @@ func (f *fetcher) fetchFailed(ctx context.Context, broker int, err error) bool {
 		}
 	case errors.Is(err, OffsetOutOfRange):
 		// A follower's range is not authoritative: the router takes us
-		// back to the leader.
+		// back to the leader. A follower that lacks the reader's offset
+		// is behind it: the lag check needs the leader's end again, even
+		// from a leader it found quiet.
+		r.share.rt.Flowing(f.tp)
 		r.logf("kafka reader: partition %s: offset %d out of range on follower %d", f.tp, f.offset, broker)
 	case errors.Is(err, RequestTimedOut):
 		r.stats.timeouts.observe(1)

@@ -239,9 +239,10 @@ func (rt *Runtime[TP]) Quiet(tp TP) bool {
 	return ps.quiet[tp]
 }
 
-// Flowing says a follower answered tp's fetch with records: if tp's leader
-// is sampled at the quiet pace, it is sampled at once and at Sampling's
-// pace again.
+// Flowing says a follower answered tp's fetch with records, or lacks the
+// offset asked (OffsetOutOfRange): the lag check matters again. If tp's
+// leader is sampled at the quiet pace, it is sampled at once and at
+// Sampling's pace again.
 func (rt *Runtime[TP]) Flowing(tp TP) {
 	if rt.paces.flowing(tp) {
 		rt.wakeSampler()
