@@ -10,18 +10,19 @@ import (
 // The lag check needs the leader's end only while the leader has records
 // the follower may not: a leader whose high watermarks did not move
 // since its last sample has nothing new, so the next sample waits
-// QuietSampling; a sample that finds one moved (or fails, or covers a
-// partition not sampled before) brings the pace back to Sampling, and so
-// does a follower answering with records (Flowing): records flow again, and
-// the lag matters again. A partition sampled before and back in the sample
-// unchanged does not. A partition new to the sample whose readers are
-// behind its high watermark keeps the base pace only until a follower
+// QuietSampling; a sample that finds one moved (or fails) brings the pace
+// back to Sampling, and so does a follower answering with records or
+// lacking the offset asked (Flowing): the lag matters again. A partition
+// sampled before and back in the sample unchanged does not. A partition
+// new to the sample (or seeded by the leader's answer, Seed) whose readers
+// are behind its high watermark keeps the base pace only until a follower
 // brings them there (Reached): what the leader had at the sample has then
-// reached the follower, which is all a second sample would have shown. What a long QuietSampling gives up: records written
-// after a quiet spell to a follower that stopped replicating (so that none
-// flow from it) are noticed only when that follower leaves the ISR, which
-// Kafka bounds (1.5 × replica.lag.time.max.ms, 45 s by default) and the
-// metadata re-read while partitions are on followers sees.
+// reached the follower, which is all a second sample would have shown.
+// What a long QuietSampling gives up: records written after a quiet spell
+// to a follower that stopped replicating (so that none flow from it) are
+// noticed only when that follower leaves the ISR, which Kafka bounds
+// (1.5 × replica.lag.time.max.ms, 45 s by default) and the metadata
+// re-read while partitions are on followers sees.
 type paces[TP comparable] struct {
 	mu      sync.Mutex
 	by      map[int]*pace[TP] // by leader
