@@ -334,26 +334,8 @@ func (tc *transportCluster) context() context.Context {
 // retried up to attempts times.
 func (tc *transportCluster) partitionCount(ctx context.Context, topic string, autoCreate bool, attempts int, bmin, bmax time.Duration, timeout time.Duration) (int, error) {
 	n, ok := tc.cl.partitionCount(topic)
-	tc.mu.Lock()
-	stale := ok && time.Since(tc.cl.readAt(topic)) > tc.ttl && !tc.refreshing[topic] && !tc.closed
-	if stale {
-		tc.refreshing[topic] = true
-		tc.bg.Add(1)
-	}
-	tc.mu.Unlock()
-	if stale {
-		go func() {
-			defer tc.bg.Done()
-			ctx, cancel := context.WithTimeout(tc.context(), timeout)
-			defer cancel()
-			defer context.AfterFunc(tc.bgCtx, cancel)()
-			tc.refreshSince(ctx, topic, time.Now(), false)
-			tc.mu.Lock()
-			delete(tc.refreshing, topic)
-			tc.mu.Unlock()
-		}()
-	}
 	if ok {
+		tc.refreshOlderThan(topic, tc.ttl, timeout)
 		return n, nil
 	}
 	var err error
@@ -376,6 +358,31 @@ func (tc *transportCluster) partitionCount(ctx context.Context, topic string, au
 		}
 	}
 	return 0, fmt.Errorf("looking up the partitions of %q: %w", topic, err)
+}
+
+// refreshOlderThan reads the metadata of a known topic in the background
+// when it is older than age, unless a read of it is already under way.
+func (tc *transportCluster) refreshOlderThan(topic string, age, timeout time.Duration) {
+	tc.mu.Lock()
+	stale := time.Since(tc.cl.readAt(topic)) > age && !tc.refreshing[topic] && !tc.closed
+	if stale {
+		tc.refreshing[topic] = true
+		tc.bg.Add(1)
+	}
+	tc.mu.Unlock()
+	if !stale {
+		return
+	}
+	go func() {
+		defer tc.bg.Done()
+		ctx, cancel := context.WithTimeout(tc.context(), timeout)
+		defer cancel()
+		defer context.AfterFunc(tc.bgCtx, cancel)()
+		tc.refreshSince(ctx, topic, time.Now(), false)
+		tc.mu.Lock()
+		delete(tc.refreshing, topic)
+		tc.mu.Unlock()
+	}()
 }
 
 // refreshSince reads the metadata of topic unless it was read after since

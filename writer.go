@@ -122,12 +122,34 @@ type Writer struct {
 	// rack, every partition is used. Which partitions are led where follows
 	// the Writer's metadata: a partition whose leader moves to another
 	// rack leaves the set at the next metadata the Writer reads, and joins
-	// it again when its leader is back. Messages placed by content keep the
-	// partition they get without a Rack.
+	// it again when its leader is back; while a partition whose preferred
+	// leader is in the rack is led elsewhere, the Writer reads the metadata
+	// every second while it writes, to see the leadership come back. A
+	// partition whose leader the Writer could not reach (a dead broker the
+	// cluster has not replaced yet) is left out until its waiting batch is
+	// written. Messages placed by content keep the partition they get
+	// without a Rack.
 	//
 	// Default: none. NewWriter takes WriterConfig.Rack, else the Dialer's
 	// RackID.
 	Rack string
+
+	// RackMinShare guards against leadership skew with a Rack: the rack's
+	// freely placed messages go to at least this fraction of its fair
+	// share of the topic's partitions (the partitions divided by the racks
+	// holding replicas). When the rack leads fewer (but one at least), the
+	// Writer adds partitions led elsewhere up to that many, first those
+	// whose preferred leader is in the rack, so that a rack left with one
+	// leader after failures does not pour all its writes into that one
+	// partition. With the default no partition takes more than twice the
+	// share of the rack's writes it takes with balanced leadership, and a
+	// rack leading 1 of its 4 partitions sends half its bytes across
+	// zones instead of none (or two thirds, using every partition). A
+	// negative value turns the guard off (KIP-1123's rule: any partition
+	// led in the rack is enough).
+	//
+	// Default: 0.5
+	RackMinShare float64
 
 	// Limit on how many attempts will be made to deliver a message.
 	// An attempt that could not reach the partition's leader (its dial
@@ -382,6 +404,9 @@ type WriterConfig struct {
 	// Rack is the Writer's Rack; empty, the Dialer's RackID.
 	Rack string
 
+	// RackMinShare is the Writer's RackMinShare.
+	RackMinShare float64
+
 	// Limit on how many attempts will be made to deliver a message.
 	//
 	// The default is to try at most 10 times.
@@ -509,6 +534,7 @@ func NewWriter(config WriterConfig) *Writer {
 		Topic:        config.Topic,
 		Balancer:     config.Balancer,
 		Rack:         config.Rack,
+		RackMinShare: config.RackMinShare,
 		MaxAttempts:  config.MaxAttempts,
 		BatchSize:    config.BatchSize,
 		BatchBytes:   int64(config.BatchBytes),
@@ -576,7 +602,7 @@ func (w *Writer) WriteMessages(ctx context.Context, msgs ...Message) error {
 			return messageTooLarge(msgs, i)
 		}
 	}
-	parts, err := w.assignPartitions(ctx, msgs)
+	parts, err := w.assignPartitions(ctx, core, msgs)
 	if err != nil {
 		return err
 	}
@@ -592,11 +618,11 @@ func (w *Writer) WriteMessages(ctx context.Context, msgs ...Message) error {
 }
 
 // assignPartitions chooses the topic and partition of every message.
-func (w *Writer) assignPartitions(ctx context.Context, msgs []Message) ([]producer.TopicPartition, error) {
+func (w *Writer) assignPartitions(ctx context.Context, core *producer.Core[Message], msgs []Message) ([]producer.TopicPartition, error) {
 	balancer := w.balancer()
 	parts := make([]producer.TopicPartition, len(msgs))
 	lastTopic, lastCount := "", 0
-	var all, local []int // the topic's partitions, those led in Rack
+	var all, free []int // the topic's partitions, those for messages placed freely
 	for i := range msgs {
 		topic, err := w.chooseTopic(msgs[i])
 		if err != nil {
@@ -613,14 +639,14 @@ func (w *Writer) assignPartitions(ctx context.Context, msgs []Message) ([]produc
 			}
 			lastTopic, lastCount = topic, n
 			all = partitionIDs(n)
-			local = nil
+			free = all
 			if w.Rack != "" {
-				local = w.local.Of(w.cluster.cl.meta, topic, w.Rack, n)
+				free = w.rackPartitions(core, topic, all)
 			}
 		}
 		ids := all
-		if len(local) > 0 && !keyed(balancer, &msgs[i]) {
-			ids = local
+		if !keyed(balancer, &msgs[i]) {
+			ids = free
 		}
 		p := balancer.Balance(msgs[i], ids...)
 		if p < 0 || p >= lastCount {
@@ -629,6 +655,60 @@ func (w *Writer) assignPartitions(ctx context.Context, msgs []Message) ([]produc
 		parts[i] = producer.TopicPartition{Topic: topic, Partition: p}
 	}
 	return parts, nil
+}
+
+// rackPartitions returns the partitions of topic a message placed freely
+// may go to, for a Writer with a Rack: those led in the rack (if it leads
+// enough of them: RackMinShare), else all; either way without the
+// partitions whose leader the Writer could not reach, unless none is left.
+func (w *Writer) rackPartitions(core *producer.Core[Message], topic string, all []int) []int {
+	choice := w.local.Of(w.cluster.cl.meta, topic, w.Rack, len(all), w.rackMinShare())
+	if choice.Displaced {
+		// Leadership may come back to the rack at any time (a preferred
+		// leader election): look sooner than the metadata TTL.
+		w.cluster.refreshOlderThan(topic, displacedRefresh, w.readTimeout())
+	}
+	ids := all
+	if len(choice.Local) > 0 {
+		ids = choice.Local
+	}
+	down := core.Unreachable(topic)
+	if down == nil {
+		return ids
+	}
+	if up := without(ids, down); len(up) > 0 {
+		return up
+	}
+	if up := without(all, down); len(up) > 0 {
+		return up
+	}
+	return all
+}
+
+// displacedRefresh is how old the metadata of a topic may get while a
+// partition whose preferred leader is in the Writer's rack is led
+// elsewhere: one Metadata request a second, only while writing.
+const displacedRefresh = time.Second
+
+// without returns the ids not in drop.
+func without(ids []int, drop map[int]bool) []int {
+	out := make([]int, 0, len(ids))
+	for _, id := range ids {
+		if !drop[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func (w *Writer) rackMinShare() float64 {
+	switch {
+	case w.RackMinShare < 0:
+		return 0
+	case w.RackMinShare == 0:
+		return producer.DefaultRackMinShare
+	}
+	return w.RackMinShare
 }
 
 // enter registers a WriteMessages call, creating the writer's state on

@@ -101,10 +101,10 @@ func TestWriterRackKeyedMessagesKeepTheirPartition(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			w := wtWriter(t, c)
 			w.Balancer, w.Rack = b, "b"
-			_, err := w.enter()
+			core, err := w.enter()
 			require.NoError(t, err)
 			defer w.calls.Done()
-			parts, err := w.assignPartitions(wtContext(t), msgs)
+			parts, err := w.assignPartitions(wtContext(t), core, msgs)
 			require.NoError(t, err)
 			moved := 0
 			for i := range msgs {

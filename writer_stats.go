@@ -52,6 +52,16 @@ type WriterStats struct {
 	QueueLength       int64
 	QueueCapacity     int64
 	ClientID          string
+
+	// SameRackBytes and OtherRackBytes are the bytes of the encoded record
+	// batches (after compression: what went to the brokers) that partition
+	// leaders acknowledged, split by the leader's rack: the Writer's Rack,
+	// or another (a leader without a rack included). Each batch counts once,
+	// at the attempt that wrote it (with RequiredAcks None, once sent);
+	// failed attempts count nothing. Both stay 0 when the Writer has no
+	// Rack; WriterTotals.RackBytes counts by rack with or without one.
+	SameRackBytes  int64 `metric:"kafka.writer.rack.same.bytes"  type:"counter"`
+	OtherRackBytes int64 `metric:"kafka.writer.rack.other.bytes" type:"counter"`
 }
 
 // SummaryStats and DurationStats, shared with ReaderStats, are in
@@ -76,6 +86,10 @@ type writerStats struct {
 
 	// Totals of what Stats only summarises.
 	batches, writeTimeTotal, waitTimeTotal atomic.Int64
+
+	// Encoded record batch bytes acknowledged, by the leader's rack.
+	racksMu sync.Mutex
+	racks   map[string]*writerCounter
 }
 
 // writerCounter counts for both views: the window Stats returns and
@@ -120,6 +134,60 @@ func (s *writerStats) Observe(stat producer.Stat, v int64) {
 	}
 }
 
+// ObserveLeaderRack counts a record batch the leader in rack acknowledged.
+func (s *writerStats) ObserveLeaderRack(rack string, bytes int64) {
+	s.racksMu.Lock()
+	c := s.racks[rack]
+	if c == nil {
+		if s.racks == nil {
+			s.racks = map[string]*writerCounter{}
+		}
+		c = new(writerCounter)
+		s.racks[rack] = c
+	}
+	s.racksMu.Unlock()
+	c.observe(bytes)
+}
+
+// rackWindow takes the window of every rack's bytes, split by rack
+// (the Writer's Rack) into same and other; both are 0 without a rack.
+func (s *writerStats) rackWindow(rack string) (same, other int64) {
+	s.racksMu.Lock()
+	defer s.racksMu.Unlock()
+	for r, c := range s.racks {
+		n := c.snapshot()
+		switch {
+		case rack == "":
+		case r == rack:
+			same += n
+		default:
+			other += n
+		}
+	}
+	return same, other
+}
+
+// rackTotals returns the total bytes of every rack, in a map of its own,
+// and their split by rack (the Writer's Rack) into same and other; both
+// are 0 without a rack.
+func (s *writerStats) rackTotals(rack string) (by map[string]int64, same, other int64) {
+	s.racksMu.Lock()
+	defer s.racksMu.Unlock()
+	by = make(map[string]int64, len(s.racks))
+	for r, c := range s.racks {
+		n := c.total.Load()
+		by[r] = n
+		switch {
+		case rack == "":
+		case r == rack:
+			same += n
+		default:
+			other += n
+		}
+	}
+	return by, same, other
+}
+
 func (w *Writer) stats() *writerStats {
 	w.once.Do(func() {
 		// NewWriter sets it already, to share it with the dial function.
@@ -143,9 +211,12 @@ func (w *Writer) stats() *writerStats {
 // partition the broker leads. WriteTime is the duration of produce requests,
 // WaitTime the time brokers asked to throttle, BatchQueueTime the time from
 // a batch's first message until it is closed to new ones, and BatchTime
-// until it is first sent.
+// until it is first sent. SameRackBytes and OtherRackBytes split the
+// encoded record batch bytes leaders acknowledged by the leader's rack
+// (see their fields).
 func (w *Writer) Stats() WriterStats {
 	s := w.stats()
+	same, other := s.rackWindow(w.Rack)
 	return WriterStats{
 		Dials:           s.dials.snapshot(),
 		Writes:          s.writes.snapshot(),
@@ -170,6 +241,8 @@ func (w *Writer) Stats() WriterStats {
 		RequiredAcks:    int64(w.RequiredAcks),
 		Async:           w.Async,
 		Topic:           w.Topic,
+		SameRackBytes:   same,
+		OtherRackBytes:  other,
 	}
 }
 
@@ -207,6 +280,23 @@ type WriterTotals struct {
 	// Dials counts connections opened, for a Writer made by NewWriter only
 	// (as WriterStats.Dials).
 	Dials int64
+
+	// SameRackBytes and OtherRackBytes count the bytes of the encoded
+	// record batches (after compression: what went to the brokers, not
+	// Bytes) that partition leaders acknowledged: SameRackBytes those
+	// whose leader is in the Writer's Rack, OtherRackBytes the others
+	// (leaders without a rack included). Both stay 0 when the Writer has no
+	// Rack. Each batch counts once, at the attempt that wrote it (with
+	// RequiredAcks None, once sent); failed attempts count nothing.
+	SameRackBytes  int64
+	OtherRackBytes int64
+
+	// RackBytes counts the same bytes by the leader's rack (its
+	// broker.rack in the metadata; "" for leaders without one), with or
+	// without a Rack on the Writer: SameRackBytes is RackBytes[Rack],
+	// OtherRackBytes the sum of the others. Each call returns a map of its
+	// own, empty before the first batch.
+	RackBytes map[string]int64
 }
 
 // Totals returns the Writer's cumulative counters: the ones collectors
@@ -215,6 +305,7 @@ type WriterTotals struct {
 // own counters, as in kafka-go.
 func (w *Writer) Totals() WriterTotals {
 	s := w.stats()
+	byRack, same, other := s.rackTotals(w.Rack)
 	return WriterTotals{
 		ClientID:  w.clientID(),
 		Topic:     w.Topic,
@@ -227,6 +318,10 @@ func (w *Writer) Totals() WriterTotals {
 		WriteTime: time.Duration(s.writeTimeTotal.Load()),
 		WaitTime:  time.Duration(s.waitTimeTotal.Load()),
 		Dials:     s.dials.total.Load(),
+
+		SameRackBytes:  same,
+		OtherRackBytes: other,
+		RackBytes:      byRack,
 	}
 }
 
@@ -254,6 +349,14 @@ func (t *WriterTotals) add(o WriterTotals) {
 	t.WriteTime += o.WriteTime
 	t.WaitTime += o.WaitTime
 	t.Dials += o.Dials
+	t.SameRackBytes += o.SameRackBytes
+	t.OtherRackBytes += o.OtherRackBytes
+	if len(o.RackBytes) > 0 && t.RackBytes == nil {
+		t.RackBytes = make(map[string]int64, len(o.RackBytes))
+	}
+	for r, n := range o.RackBytes {
+		t.RackBytes[r] += n
+	}
 }
 
 // WriterSet is a set of Writers whose totals are reported together, as the

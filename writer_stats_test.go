@@ -26,9 +26,11 @@ func TestWriterTotalsSurviveStats(t *testing.T) {
 	assert.Equal(t, WriterTotals{
 		ClientID: "orders-svc", Topic: wtTopic,
 		Writes: 2, Batches: 2, Messages: 2, Bytes: s.Bytes, Errors: 1, Retries: 1,
-		WriteTime: tot.WriteTime,
+		WriteTime: tot.WriteTime, RackBytes: tot.RackBytes,
 	}, tot)
 	assert.Positive(t, tot.Bytes)
+	assert.Len(t, tot.RackBytes, 1, "the leader has no rack: %v", tot.RackBytes)
+	assert.Positive(t, tot.RackBytes[""], "the batch written once, the refused attempt not counted")
 	assert.Positive(t, tot.WriteTime)
 
 	require.NoError(t, w.WriteMessages(wtContext(t), Message{Value: []byte("twice")}))

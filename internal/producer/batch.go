@@ -26,6 +26,11 @@ type partWriter[M any] struct {
 	// drop an acks=0 produce, so the first produce to a new leader is
 	// sent with acks=1.
 	hosted leaderMark
+
+	// unreachable: the head's last attempt got no answer from the leader,
+	// and it waits to be tried again. Cleared when the head completes,
+	// written or failed, so the partition is always tried again.
+	unreachable bool
 }
 
 // writeBatch is a batch of messages of one partition.
@@ -255,6 +260,10 @@ func (c *Core[M]) complete(pw *partWriter[M], b *writeBatch[M], err error) {
 	if len(pw.queue) > 0 && pw.queue[0] == b {
 		pw.queue[0] = nil
 		pw.queue = pw.queue[1:]
+	}
+	if pw.unreachable {
+		pw.unreachable = false
+		c.unreachable--
 	}
 	pw.busy = false
 	c.schedule(pw)

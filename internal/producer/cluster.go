@@ -116,4 +116,9 @@ const (
 // Stats receives the statistics of the runtime.
 type Stats interface {
 	Observe(s Stat, v int64)
+	// ObserveLeaderRack counts the size (bytes) of an encoded record batch
+	// the partition's leader in rack acknowledged (rack: the leader's
+	// broker.rack in the metadata, "" when it has none). Each batch is
+	// counted once, at the attempt that succeeded (with acks=0, once sent).
+	ObserveLeaderRack(rack string, bytes int64)
 }

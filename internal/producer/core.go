@@ -29,6 +29,9 @@ type Core[M any] struct {
 	closing bool
 	seq     uint64           // Enqueue calls, to mark touched partitions
 	touched []*partWriter[M] // scratch of Enqueue
+	// unreachable counts the partitions whose leader could not be
+	// reached (partWriter.unreachable).
+	unreachable int
 
 	// Idempotent produce (idempotent.go); guarded by mu, except identMu,
 	// which one sender holds while asking for a producer id.
@@ -109,4 +112,28 @@ func Wait[M any](ctx context.Context, refs []BatchRef[M]) ([]error, error) {
 		}
 	}
 	return errs, nil
+}
+
+// Unreachable returns the partitions of topic whose last attempt got no
+// answer from their leader (a dial refused, a connection broken, a request
+// timed out, no leader known) and that wait to be written; nil when none.
+// A writer that chooses partitions freely avoids them: their leader may be
+// dead until the cluster names another. Each is tried again by the batch
+// that waits, and usable once it is written.
+func (c *Core[M]) Unreachable(topic string) map[int]bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.unreachable == 0 {
+		return nil
+	}
+	var out map[int]bool
+	for key, pw := range c.parts {
+		if pw.unreachable && key.Topic == topic {
+			if out == nil {
+				out = map[int]bool{}
+			}
+			out[key.Partition] = true
+		}
+	}
+	return out
 }

@@ -110,6 +110,8 @@ type testStats struct{}
 
 func (testStats) Observe(Stat, int64) {}
 
+func (testStats) ObserveLeaderRack(string, int64) {}
+
 // testCluster is one broker (id 1) leading every partition, which
 // answers each produce request with the next offsets of the partitions,
 // or as the next step scripted says. It gives producer ids 1000, 1001...

@@ -1,6 +1,8 @@
 package producer
 
 import (
+	"math"
+	"slices"
 	"sync"
 
 	"github.com/rackfetch/kafka-go/internal/metadata"
@@ -14,52 +16,110 @@ type RackView interface {
 	Racks() map[int]string
 }
 
-// RackPartitions caches, per topic, the partitions whose leader is in a
-// rack (KIP-1123's rack-aware partitioning), recomputed only when the
-// metadata changed: a Writer asks once per topic per WriteMessages call.
+// RackChoice is what a writer in a rack may use of a topic (KIP-1123's
+// rack-aware partitioning).
+type RackChoice struct {
+	// Local lists the partitions for the rack's freely placed messages, in
+	// id order: those led in the rack, topped up by the skew guard with
+	// partitions led elsewhere; nil when the rack leads none (every
+	// partition is then used). Never modified once built: callers keep it.
+	Local []int
+	// Led is how many partitions the rack leads.
+	Led int
+	// Displaced: a partition whose preferred leader (its first replica)
+	// is in the rack is led elsewhere, after a failure or a restart. The
+	// leadership comes back with a preferred leader election, which only
+	// a metadata read shows.
+	Displaced bool
+}
+
+// DefaultRackMinShare is the skew guard's default: a rack's writes go to
+// at least half its fair share of a topic's partitions (partitions divided
+// by the racks that hold replicas), so that none takes more than twice
+// the share of them it takes when leadership is balanced.
+const DefaultRackMinShare = 0.5
+
+// RackPartitions caches, per topic, the RackChoice of a rack, recomputed
+// only when the metadata changed: a Writer asks once per topic per
+// WriteMessages call.
 type RackPartitions struct {
 	mu sync.Mutex
 	by map[string]*rackSet
 }
 
 type rackSet struct {
-	changes uint64
-	rack    string
-	count   int
-	ids     []int // never modified once built: callers keep it
+	changes  uint64
+	rack     string
+	count    int
+	minShare float64
+	choice   RackChoice
 }
 
-// Of returns the partitions below count of topic whose leader is in rack,
-// in id order; nil when there is none (a leader moved away, or metadata
-// does not know the topic yet).
-func (rp *RackPartitions) Of(view RackView, topic, rack string, count int) []int {
+// Of returns the choice of a writer in rack among the partitions below
+// count of topic; minShare is the skew guard (see ChooseRack).
+func (rp *RackPartitions) Of(view RackView, topic, rack string, count int, minShare float64) RackChoice {
 	changes := view.Changes()
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
-	if s := rp.by[topic]; s != nil && s.changes == changes && s.rack == rack && s.count == count {
-		return s.ids
+	if s := rp.by[topic]; s != nil && s.changes == changes && s.rack == rack && s.count == count && s.minShare == minShare {
+		return s.choice
 	}
-	s := &rackSet{changes: changes, rack: rack, count: count, ids: LocalPartitions(view, topic, rack, count)}
+	s := &rackSet{changes: changes, rack: rack, count: count, minShare: minShare,
+		choice: ChooseRack(view, topic, rack, count, minShare)}
 	if rp.by == nil {
 		rp.by = map[string]*rackSet{}
 	}
 	rp.by[topic] = s
-	return s.ids
+	return s.choice
 }
 
-// LocalPartitions returns the partitions below count of topic whose leader
-// is in rack, in id order.
-func LocalPartitions(view RackView, topic, rack string, count int) []int {
+// ChooseRack computes the choice of a writer in rack among the partitions
+// below count of topic. When the rack leads fewer than minShare of its fair
+// share of them (but at least one), partitions led elsewhere are added up
+// to that many: first those whose preferred leader is in the rack (they
+// return to it at the next preferred leader election), then the lowest
+// ids. minShare 0 or less is KIP-1123's plain rule: the rack's partitions,
+// however few.
+func ChooseRack(view RackView, topic, rack string, count int, minShare float64) RackChoice {
 	parts, ok := view.TopicPartitions(topic)
 	if !ok {
-		return nil
+		return RackChoice{}
 	}
 	racks := view.Racks()
-	var ids []int
+	var c RackChoice
+	var displaced, others []int
+	holding := map[string]bool{} // racks holding replicas of the topic
 	for _, p := range parts {
-		if p.ID < count && p.Leader.ID >= 0 && p.ErrorCode == 0 && racks[p.Leader.ID] == rack {
-			ids = append(ids, p.ID)
+		if p.ID >= count {
+			continue
+		}
+		for _, r := range p.Replicas {
+			if rk := racks[r.ID]; rk != "" {
+				holding[rk] = true
+			}
+		}
+		switch {
+		case p.Leader.ID >= 0 && p.ErrorCode == 0 && racks[p.Leader.ID] == rack:
+			c.Local = append(c.Local, p.ID)
+		case len(p.Replicas) > 0 && racks[p.Replicas[0].ID] == rack:
+			c.Displaced = true
+			displaced = append(displaced, p.ID)
+		default:
+			others = append(others, p.ID)
 		}
 	}
-	return ids
+	c.Led = len(c.Local)
+	if minShare <= 0 || c.Led == 0 || len(holding) == 0 {
+		return c
+	}
+	want := int(math.Ceil(minShare * float64(count) / float64(len(holding))))
+	if c.Led >= want {
+		return c
+	}
+	slices.Sort(displaced)
+	slices.Sort(others)
+	add := append(displaced, others...)
+	c.Local = append(c.Local, add[:min(want-c.Led, len(add))]...)
+	slices.Sort(c.Local)
+	return c
 }

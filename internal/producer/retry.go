@@ -39,8 +39,13 @@ func (c *Core[M]) failed(pw *partWriter[M], b *writeBatch[M], err error) {
 	cfg := &c.cfg
 	key := pw.key
 	b.attempts++
+	var unreachable *leaderUnreachableError
+	isUnreachable := errors.As(err, &unreachable)
 	c.mu.Lock()
 	pw.hosted = leaderMark{} // whatever failed, confirm the leader again
+	if isUnreachable {
+		c.markUnreachable(pw)
+	}
 	c.mu.Unlock()
 	c.stats.Observe(StatErrors, 1)
 	cfg.withErrorLogger(func(l Logger) {
@@ -59,8 +64,7 @@ func (c *Core[M]) failed(pw *partWriter[M], b *writeBatch[M], err error) {
 		c.complete(pw, b, cfg.Errors.TooLarge(&b.msgs[0]))
 		return
 	}
-	var unreachable *leaderUnreachableError
-	if errors.As(err, &unreachable) {
+	if isUnreachable {
 		b.waits++
 	}
 	if !retriable || c.tc.Context().Err() != nil || b.attempts-b.waits >= cfg.Settings.MaxAttempts() ||
@@ -102,6 +106,15 @@ func (c *Core[M]) failed(pw *partWriter[M], b *writeBatch[M], err error) {
 		c.schedule(pw)
 		c.mu.Unlock()
 	})
+}
+
+// markUnreachable records that pw's leader gave no answer to its head (see
+// Core.Unreachable); c.mu is held.
+func (c *Core[M]) markUnreachable(pw *partWriter[M]) {
+	if !pw.unreachable {
+		pw.unreachable = true
+		c.unreachable++
+	}
 }
 
 // split replaces b, at the head of pw's queue, by its two halves.

@@ -173,8 +173,14 @@ func (bw *brokerWriter[M]) send(broker Broker, items []sendItem[M]) {
 		}
 		switch {
 		case err != nil:
+			// No answer (the connection broke, the request timed out):
+			// the leader may be dead, though the metadata names it.
+			c.mu.Lock()
+			c.markUnreachable(it.pw)
+			c.mu.Unlock()
 			c.failed(it.pw, it.b, err)
 		case resp == nil: // acks=0: no answer
+			c.stats.ObserveLeaderRack(broker.Rack, int64(it.end-it.start))
 			c.succeeded(it.pw, it.b, -1, -1)
 		default:
 			p := findProduceResult(resp, it.b.key)
@@ -182,7 +188,9 @@ func (bw *brokerWriter[M]) send(broker Broker, items []sendItem[M]) {
 			case p == nil:
 				c.failed(it.pw, it.b, fmt.Errorf("producing to %s on broker %d: the partition is missing from the response", it.b.key, broker.ID))
 			case p.ErrorCode == codeDuplicateSequenceNumber:
-				// Written before, by an attempt whose answer was lost.
+				// Written before, by an attempt whose answer was lost
+				// (and not counted then).
+				c.stats.ObserveLeaderRack(broker.Rack, int64(it.end-it.start))
 				c.succeeded(it.pw, it.b, -1, -1)
 			case p.ErrorCode != 0:
 				c.failed(it.pw, it.b, fmt.Errorf("producing to %s on broker %d: %w", it.b.key, broker.ID, c.produceError(p)))
@@ -192,6 +200,7 @@ func (bw *brokerWriter[M]) send(broker Broker, items []sendItem[M]) {
 					it.pw.hosted = it.mark
 					c.mu.Unlock()
 				}
+				c.stats.ObserveLeaderRack(broker.Rack, int64(it.end-it.start))
 				c.succeeded(it.pw, it.b, p.BaseOffset, p.LogAppendTimeMs)
 			}
 		}

@@ -39,6 +39,9 @@
 //	kafka.writer.retries          counter: attempts made again after a failure
 //	kafka.writer.write_time       counter, s: time spent in produce requests
 //	kafka.writer.throttle_time    counter, s: throttle time brokers asked for
+//	kafka.writer.produced_bytes{rack}  counter, By: encoded record batch bytes written to leaders, by the leader's rack (its broker.rack)
+//	kafka.writer.same_rack_bytes  counter, By: of those, to leaders in the Writer's Rack
+//	kafka.writer.other_rack_bytes counter, By: to the others (both 0 without a Rack)
 package kafkaotel
 
 import (

@@ -7,10 +7,12 @@ import (
 )
 
 // writerInstruments observe the Writers' cumulative counters
-// (Writer.Totals), with the attributes client_id and topic.
+// (Writer.Totals), with the attributes client_id and topic (produced_bytes
+// also rack, the leader's).
 type writerInstruments struct {
 	writes, batches, messages, bytes, errors, retries metric.Int64ObservableCounter
 	writeTime, throttleTime                           metric.Float64ObservableCounter
+	rackBytes, sameRackBytes, otherRackBytes          metric.Int64ObservableCounter
 }
 
 // newWriterInstruments creates the instruments named prefix+name on meter;
@@ -35,11 +37,18 @@ func newWriterInstruments(meter metric.Meter, prefix string, errs *[]error) writ
 		retries:      counter("retries", "{retry}", "Attempts made again after a failed one."),
 		writeTime:    seconds("write_time", "Time spent in produce requests (divided by writes: their average duration)."),
 		throttleTime: seconds("throttle_time", "Throttle time brokers asked for in their produce responses."),
+		rackBytes: counter("produced_bytes", "By",
+			"Encoded record batch bytes written to partition leaders, with the leader's rack (each batch once, when acknowledged)."),
+		sameRackBytes: counter("same_rack_bytes", "By",
+			"Encoded record batch bytes written to partition leaders in the writer's rack (0 when it has no rack)."),
+		otherRackBytes: counter("other_rack_bytes", "By",
+			"Encoded record batch bytes written to partition leaders outside the writer's rack (0 when it has no rack)."),
 	}
 }
 
 func (w writerInstruments) all() []metric.Observable {
-	return []metric.Observable{w.writes, w.batches, w.messages, w.bytes, w.errors, w.retries, w.writeTime, w.throttleTime}
+	return []metric.Observable{w.writes, w.batches, w.messages, w.bytes, w.errors, w.retries, w.writeTime, w.throttleTime,
+		w.rackBytes, w.sameRackBytes, w.otherRackBytes}
 }
 
 // AddWriter makes the bridge report w too.
@@ -62,5 +71,11 @@ func (b *Bridge) observeWriters(o metric.Observer) {
 		o.ObserveInt64(in.retries, t.Retries, attrs)
 		o.ObserveFloat64(in.writeTime, t.WriteTime.Seconds(), attrs)
 		o.ObserveFloat64(in.throttleTime, t.WaitTime.Seconds(), attrs)
+		o.ObserveInt64(in.sameRackBytes, t.SameRackBytes, attrs)
+		o.ObserveInt64(in.otherRackBytes, t.OtherRackBytes, attrs)
+		for rack, n := range t.RackBytes {
+			o.ObserveInt64(in.rackBytes, n, metric.WithAttributes(
+				attribute.String("client_id", t.ClientID), attribute.String("topic", t.Topic), attribute.String("rack", rack)))
+		}
 	}
 }

@@ -63,10 +63,15 @@ func TestBridgeWriterCounters(t *testing.T) {
 	assert.Positive(t, bytes)
 	seconds, ok := pointOf[float64](rm, "kafka.writer.write_time", attrs...)
 	assert.True(t, ok && seconds > 0, "time spent in the produce request")
-	for _, name := range []string{"kafka.writer.errors", "kafka.writer.retries"} {
+	for _, name := range []string{"kafka.writer.errors", "kafka.writer.retries",
+		"kafka.writer.same_rack_bytes", "kafka.writer.other_rack_bytes"} { // the writer has no Rack
 		v, ok := point(rm, name, attrs...)
 		assert.True(t, ok && v == 0, "%s observed at 0", name)
 	}
+	produced, ok := point(rm, "kafka.writer.produced_bytes", append(attrs, attribute.String("rack", ""))...)
+	assert.True(t, ok, "bytes to the leader without a rack")
+	assert.Equal(t, w.Totals().RackBytes[""], produced)
+	assert.Positive(t, produced)
 
 	// The collection left Stats its counts; Stats resets its own only.
 	s := w.Stats()
@@ -111,6 +116,52 @@ func TestBridgeWriterSetAndNamespace(t *testing.T) {
 			sum, ok := m.Data.(metricdata.Sum[int64])
 			require.True(t, ok, "a counter")
 			assert.Len(t, sum.DataPoints, 1, "one series for client billing, topic t")
+		}
+	}
+}
+
+// The bytes written to the leaders, by their rack, and split by the
+// Writer's Rack: brokers 1 and 2 in racks a and b lead partitions 0 and 1;
+// a rack-b Writer writes keyless messages to partition 1, keyed ones
+// (placed on the first partition) to partition 0.
+func TestBridgeWriterRackBytes(t *testing.T) {
+	c := fakebroker.NewCluster(t, fakebroker.Config{Brokers: 2, Racks: []string{"a", "b"}})
+	c.CreateTopic("t", 2, 1)
+	w := &kafka.Writer{
+		Addr: kafka.TCP(c.Addrs()...), Topic: "t", Rack: "b", Transport: &kafka.Transport{ClientID: "billing"},
+		Balancer: kafka.BalancerFunc(func(_ kafka.Message, ps ...int) int { return ps[0] }),
+	}
+	t.Cleanup(func() { w.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, w.WriteMessages(ctx, kafka.Message{Value: []byte("local")}, kafka.Message{Value: []byte("local")}))
+	require.NoError(t, w.WriteMessages(ctx, kafka.Message{Key: []byte("k"), Value: []byte("remote")}))
+	require.Len(t, c.Records("t", 0), 1)
+	require.Len(t, c.Records("t", 1), 2)
+
+	mr := sdkmetric.NewManualReader()
+	provider := sdkmetric.NewMeterProvider(sdkmetric.WithReader(mr))
+	defer provider.Shutdown(context.Background())
+	b, err := kafkaotel.NewBridge(kafkaotel.WithMeterProvider(provider), kafkaotel.WithWriters(w))
+	require.NoError(t, err)
+	defer b.Close()
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, mr.Collect(ctx, &rm))
+	attrs := []attribute.KeyValue{attribute.String("client_id", "billing"), attribute.String("topic", "t")}
+	tot := w.Totals()
+	require.Positive(t, tot.SameRackBytes)
+	require.Positive(t, tot.OtherRackBytes)
+	same, _ := point(rm, "kafka.writer.same_rack_bytes", attrs...)
+	other, _ := point(rm, "kafka.writer.other_rack_bytes", attrs...)
+	assert.Equal(t, [2]int64{tot.SameRackBytes, tot.OtherRackBytes}, [2]int64{same, other})
+	inB, _ := point(rm, "kafka.writer.produced_bytes", append(attrs, attribute.String("rack", "b"))...)
+	inA, _ := point(rm, "kafka.writer.produced_bytes", append(attrs, attribute.String("rack", "a"))...)
+	assert.Equal(t, [2]int64{same, other}, [2]int64{inB, inA}, "rack b: the writer's")
+	for _, m := range rm.ScopeMetrics[0].Metrics {
+		if m.Name == "kafka.writer.produced_bytes" {
+			sum, ok := m.Data.(metricdata.Sum[int64])
+			require.True(t, ok, "a counter")
+			assert.Len(t, sum.DataPoints, 2, "one point per leader rack")
 		}
 	}
 }

@@ -37,6 +37,9 @@
 //	kafka_writer_retries_total           attempts made again after a failure
 //	kafka_writer_write_seconds_total     time spent in produce requests
 //	kafka_writer_throttle_seconds_total  throttle time brokers asked for
+//	kafka_writer_produced_bytes_total{rack}  encoded record batch bytes written to leaders, by the leader's rack (rack: its broker.rack)
+//	kafka_writer_same_rack_bytes_total   of those, to leaders in the Writer's Rack
+//	kafka_writer_other_rack_bytes_total  to the others (both 0 without a Rack)
 package kafkaprom
 
 import (

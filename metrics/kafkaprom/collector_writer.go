@@ -6,15 +6,17 @@ import (
 )
 
 // writerDescs are the series of the Writers' cumulative counters
-// (Writer.Totals), labelled client_id and topic.
+// (Writer.Totals), labelled client_id and topic (produced_bytes_total
+// also rack, the leader's).
 type writerDescs struct {
 	writes, batches, messages, bytes, errors, retries, writeSeconds, throttleSeconds *prometheus.Desc
+	rackBytes, sameRackBytes, otherRackBytes                                         *prometheus.Desc
 }
 
 func newWriterDescs(namespace string) writerDescs {
 	labels := []string{"client_id", "topic"}
-	desc := func(name, help string) *prometheus.Desc {
-		return prometheus.NewDesc(prometheus.BuildFQName(namespace, "writer", name), help, labels, nil)
+	desc := func(name, help string, extra ...string) *prometheus.Desc {
+		return prometheus.NewDesc(prometheus.BuildFQName(namespace, "writer", name), help, append(append([]string{}, labels...), extra...), nil)
 	}
 	return writerDescs{
 		writes:          desc("writes_total", "Produce requests sent."),
@@ -25,11 +27,18 @@ func newWriterDescs(namespace string) writerDescs {
 		retries:         desc("retries_total", "Attempts made again after a failed one."),
 		writeSeconds:    desc("write_seconds_total", "Time spent in produce requests (divided by writes_total: their average duration)."),
 		throttleSeconds: desc("throttle_seconds_total", "Throttle time brokers asked for in their produce responses."),
+		rackBytes: desc("produced_bytes_total",
+			"Encoded record batch bytes written to partition leaders, labelled with the leader's rack (each batch once, when acknowledged).", "rack"),
+		sameRackBytes: desc("same_rack_bytes_total",
+			"Encoded record batch bytes written to partition leaders in the writer's rack (0 when it has no rack)."),
+		otherRackBytes: desc("other_rack_bytes_total",
+			"Encoded record batch bytes written to partition leaders outside the writer's rack (0 when it has no rack)."),
 	}
 }
 
 func (d writerDescs) all() []*prometheus.Desc {
-	return []*prometheus.Desc{d.writes, d.batches, d.messages, d.bytes, d.errors, d.retries, d.writeSeconds, d.throttleSeconds}
+	return []*prometheus.Desc{d.writes, d.batches, d.messages, d.bytes, d.errors, d.retries, d.writeSeconds, d.throttleSeconds,
+		d.rackBytes, d.sameRackBytes, d.otherRackBytes}
 }
 
 // AddWriter makes the collector report w too.
@@ -54,5 +63,10 @@ func (c *Collector) collectWriters(ch chan<- prometheus.Metric) {
 		counter(d.retries, float64(t.Retries))
 		counter(d.writeSeconds, t.WriteTime.Seconds())
 		counter(d.throttleSeconds, t.WaitTime.Seconds())
+		counter(d.sameRackBytes, float64(t.SameRackBytes))
+		counter(d.otherRackBytes, float64(t.OtherRackBytes))
+		for rack, n := range t.RackBytes {
+			ch <- prometheus.MustNewConstMetric(d.rackBytes, prometheus.CounterValue, float64(n), t.ClientID, t.Topic, rack)
+		}
 	}
 }

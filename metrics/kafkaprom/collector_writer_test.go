@@ -55,10 +55,15 @@ func TestCollectorWriterCounters(t *testing.T) {
 	assert.Positive(t, bytes)
 	seconds, _ := value(fams, "kafka_writer_write_seconds_total", labels...)
 	assert.Positive(t, seconds)
-	for _, name := range []string{"kafka_writer_errors_total", "kafka_writer_retries_total", "kafka_writer_throttle_seconds_total"} {
+	for _, name := range []string{"kafka_writer_errors_total", "kafka_writer_retries_total", "kafka_writer_throttle_seconds_total",
+		"kafka_writer_same_rack_bytes_total", "kafka_writer_other_rack_bytes_total"} { // the writer has no Rack
 		v, ok := value(fams, name, labels...)
 		assert.True(t, ok && v == 0, "%s present at 0", name)
 	}
+	produced, ok := value(fams, "kafka_writer_produced_bytes_total", append(labels, "rack", "")...)
+	assert.True(t, ok, "bytes to the leader without a rack")
+	assert.Equal(t, float64(w.Totals().RackBytes[""]), produced)
+	assert.Positive(t, produced)
 
 	// The scrape left Stats its counts; Stats resets its own only.
 	s := w.Stats()
@@ -97,4 +102,44 @@ func TestCollectorWriterSetAndNamespace(t *testing.T) {
 	c.RemoveWriter(w1)
 	c.RemoveWriter(w2)
 	assert.NotContains(t, gather(t, reg), "app_writer_messages_total")
+}
+
+// The bytes written to the leaders, by their rack, and split by the
+// Writer's Rack: brokers 1 and 2 in racks a and b lead partitions 0 and 1;
+// a rack-b Writer writes keyless messages to partition 1, keyed ones
+// (placed on the first partition) to partition 0.
+func TestCollectorWriterRackBytes(t *testing.T) {
+	c := fakebroker.NewCluster(t, fakebroker.Config{Brokers: 2, Racks: []string{"a", "b"}})
+	c.CreateTopic("t", 2, 1)
+	w := &kafka.Writer{
+		Addr: kafka.TCP(c.Addrs()...), Topic: "t", Rack: "b", Transport: &kafka.Transport{ClientID: "billing"},
+		Balancer: kafka.BalancerFunc(func(_ kafka.Message, ps ...int) int { return ps[0] }),
+	}
+	t.Cleanup(func() { w.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, w.WriteMessages(ctx, kafka.Message{Value: []byte("local")}, kafka.Message{Value: []byte("local")}))
+	require.NoError(t, w.WriteMessages(ctx, kafka.Message{Key: []byte("k"), Value: []byte("remote")}))
+	require.Len(t, c.Records("t", 0), 1)
+	require.Len(t, c.Records("t", 1), 2)
+
+	reg := prometheus.NewPedanticRegistry()
+	_, err := kafkaprom.NewCollector(kafkaprom.WithRegisterer(reg), kafkaprom.WithWriters(w))
+	require.NoError(t, err)
+	fams := gather(t, reg)
+	labels := []string{"client_id", "billing", "topic", "t"}
+	tot := w.Totals()
+	require.Positive(t, tot.SameRackBytes)
+	require.Positive(t, tot.OtherRackBytes)
+	same, _ := value(fams, "kafka_writer_same_rack_bytes_total", labels...)
+	other, _ := value(fams, "kafka_writer_other_rack_bytes_total", labels...)
+	assert.Equal(t, [2]float64{float64(tot.SameRackBytes), float64(tot.OtherRackBytes)}, [2]float64{same, other})
+	inB, _ := value(fams, "kafka_writer_produced_bytes_total", append(labels, "rack", "b")...)
+	inA, _ := value(fams, "kafka_writer_produced_bytes_total", append(labels, "rack", "a")...)
+	assert.Equal(t, [2]float64{same, other}, [2]float64{inB, inA}, "rack b: the writer's")
+	assert.Len(t, fams["kafka_writer_produced_bytes_total"].GetMetric(), 2, "one series per leader rack")
+
+	problems, err := testutil.GatherAndLint(reg)
+	require.NoError(t, err)
+	assert.Empty(t, problems)
 }
