@@ -108,7 +108,7 @@ func estimateCost(reports []*Report, bytesPerSecond float64, observed map[topicP
 		readers = fmt.Sprintf("one consumer group spread evenly over racks %s reads every byte once: each rack's consumers read an equal part of every partition, from their own rack where the plan says so", strings.Join(racks, ", "))
 	}
 	c.Assumptions = []string{
-		readers + "; producers and replication are not counted (they do not change)",
+		readers + "; producers and replication are not counted here (rack-aware fetching does not change them; -produce-rate prices the producers)",
 		fmt.Sprintf("a byte that crosses zones is billed $%.4f/GB leaving one zone and $%.4f/GB entering the other ($%.4f/GB in all)", price, price, 2*price),
 		"GB = 10^9 bytes, MB = 10^6 bytes, a month = 30 days",
 		"bytes are record batches as stored (compressed, batch headers included); request and response headers are not counted",

@@ -7,11 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
 
 	kafka "github.com/rackfetch/kafka-go"
+	"github.com/rackfetch/kafka-go/internal/producer"
 	"github.com/rackfetch/kafka-go/sasl"
 	"github.com/rackfetch/kafka-go/sasl/plain"
 	"github.com/rackfetch/kafka-go/sasl/scram"
@@ -40,6 +42,13 @@ type config struct {
 	Watch    bool
 	Timeout  time.Duration
 
+	// ProduceRate is the keyless produce rate (MB/s) of Writers in the
+	// rack, or of the fleet over Racks, for the producer plan's cost (0:
+	// not given); WriterMinShare is their RackMinShare (Writer semantics:
+	// 0 the default, negative the guard off).
+	ProduceRate    float64
+	WriterMinShare float64
+
 	TLS  *tls.Config    // nil: plaintext
 	SASL sasl.Mechanism // nil: no SASL
 }
@@ -54,7 +63,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kafka-rack -brokers host:port[,host:port] -topic T[,T] (-rack R | -rack auto | -racks R1,R2,R3) [flags]")
-		fmt.Fprintln(stderr, "Prints per partition the leader, the replica a Reader in rack R reads and why, and the cross-zone cost saved.")
+		fmt.Fprintln(stderr, "Prints per partition the leader, the replica a Reader in rack R reads and why, and the cross-zone cost saved;")
+		fmt.Fprintln(stderr, "then the partitions a Writer with Rack R sends its keyless messages to, and with -produce-rate the cost that saves.")
 		fmt.Fprintln(stderr, "Exit status: 0 ok, 1 error, 2 bad command line, 3 below -min-share.")
 		fmt.Fprintf(stderr, "The SASL password is read from -password-file or the environment variable %s.\n", passwordEnv)
 		fs.PrintDefaults()
@@ -74,6 +84,8 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.JSON, "json", false, "print JSON instead of a table")
 	fs.Float64Var(&cfg.Rate, "rate", 0, "consume rate of the consumers on the topics (the whole fleet with -racks), in MB/s (10^6 bytes), for the cost estimate")
 	fs.DurationVar(&cfg.Observe, "observe", 0, "measure the topic's growth over this window (e.g. 1m) for the cost estimate")
+	fs.Float64Var(&cfg.ProduceRate, "produce-rate", 0, "keyless produce rate of Writers in the rack (the whole fleet with -racks, an equal part from each rack), in MB/s (10^6 bytes), for the producer's cost estimate; the producer plan (the partitions a Writer with Rack uses, from the metadata alone) is printed without it too")
+	fs.Float64Var(&cfg.WriterMinShare, "writer-min-share", producer.DefaultRackMinShare, "the Writers' RackMinShare for the producer plan: a rack leading too few partitions is topped up to this fraction of its fair share with partitions led elsewhere (0: the Writer's default 0.5; negative: KIP-1123's plain rule); reads and -min-share are not affected")
 	fs.Float64Var(&cfg.Price, "price", defaultPrice, "USD per GB charged on each side of a cross-zone transfer")
 	fs.BoolVar(&cfg.Watch, "watch", false, "run a Reader in the rack and print its routing every second until interrupted")
 	fs.DurationVar(&cfg.Timeout, "timeout", 10*time.Second, "time limit of each request")
@@ -113,6 +125,12 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	if cfg.Rate > 0 && cfg.Observe > 0 {
 		errs = append(errs, errors.New("-rate and -observe both give the consume rate: use one"))
+	}
+	if cfg.ProduceRate < 0 || math.IsNaN(cfg.ProduceRate) || math.IsInf(cfg.ProduceRate, 0) {
+		errs = append(errs, fmt.Errorf("-produce-rate %g: must be 0 or more MB/s", cfg.ProduceRate))
+	}
+	if math.IsNaN(cfg.WriterMinShare) || math.IsInf(cfg.WriterMinShare, 0) {
+		errs = append(errs, fmt.Errorf("-writer-min-share %g: must be a number (0.5 is half the fair share, negative turns the guard off)", cfg.WriterMinShare))
 	}
 	if cfg.Price < 0 {
 		errs = append(errs, fmt.Errorf("-price %g: must be 0 or more USD per GB", cfg.Price))

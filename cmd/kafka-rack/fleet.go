@@ -21,6 +21,8 @@ type Summary struct {
 	InRackShare   float64 `json:"in_rack_share"`
 	InRackShareOf string  `json:"in_rack_share_of"`
 	Cost          *Cost   `json:"cost,omitempty"`
+	// ProducerCost is the producer plans' cost at -produce-rate.
+	ProducerCost *ProducerCost `json:"producer_cost,omitempty"`
 }
 
 // The units InRackShare counts.
@@ -86,6 +88,12 @@ func summarize(ctx context.Context, cfg *config, reports []*Report) (*Summary, e
 	}
 	if len(reports) == 1 {
 		reports[0].Cost = s.Cost
+	}
+	if plans := producerPlans(reports); cfg.ProduceRate > 0 && len(plans) > 0 {
+		s.ProducerCost = estimateProducerCost(plans, cfg.ProduceRate*1e6, cfg.Price)
+		if len(reports) == 1 {
+			plans[0].Cost = s.ProducerCost
+		}
 	}
 	return s, nil
 }
@@ -181,5 +189,16 @@ func writeSummary(w io.Writer, s *Summary, asJSON bool) error {
 	if s.Cost != nil {
 		writeCost(w, s.Cost)
 	}
-	return nil
+	return writeProducers(w, producerPlans(s.Reports), s.ProducerCost)
+}
+
+// producerPlans are the reports' producer plans, in their order.
+func producerPlans(reports []*Report) []*ProducerPlan {
+	var plans []*ProducerPlan
+	for _, rep := range reports {
+		if rep.Producer != nil {
+			plans = append(plans, rep.Producer)
+		}
+	}
+	return plans
 }

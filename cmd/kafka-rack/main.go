@@ -4,7 +4,10 @@
 // cross-zone cost it saves at a consume rate given (-rate) or measured
 // (-observe), for consumers in one rack (-rack) or spread over several
 // (-racks). With -min-share it gates a deploy: exit status 3 when less
-// than that share is read in the rack(s).
+// than that share is read in the rack(s). It also prints the partitions a
+// Writer with Rack in the rack(s) sends its keyless messages to (the
+// Writer's rule, skew guard included: -writer-min-share), and with
+// -produce-rate the cross-zone cost that saves.
 //
 //	kafka-rack -brokers kafka-1:9092 -topic payments -rack use1-az1 -observe 1m
 //	kafka-rack -brokers kafka-1:9092 -topic payments,orders -racks use1-az1,use1-az2,use1-az4 -min-share 0.99

@@ -18,9 +18,16 @@ func writeJSON(w io.Writer, rep any) error {
 	return nil
 }
 
-// writeTable prints the report for people.
+// writeTable prints the report for people: the consumer's plan, then the
+// producer's.
 func writeTable(w io.Writer, rep *Report) error {
-	return writeTableOf(w, rep, true)
+	if err := writeTableOf(w, rep, true); err != nil {
+		return err
+	}
+	if p := rep.Producer; p != nil {
+		return writeProducers(w, []*ProducerPlan{p}, p.Cost)
+	}
+	return nil
 }
 
 // writeTableOf prints the report, with the brokers' table or without it

@@ -19,6 +19,9 @@ type Report struct {
 	Warnings     []string        `json:"warnings,omitempty"`
 	Partitions   []PartitionPlan `json:"partitions"`
 	Cost         *Cost           `json:"cost,omitempty"`
+	// Producer is where a Writer with Rack in the rack would send its
+	// keyless messages (from the metadata alone).
+	Producer *ProducerPlan `json:"producer,omitempty"`
 }
 
 // Replica is a broker as the plan names it.
@@ -79,6 +82,7 @@ func buildReport(ctx context.Context, cfg *config) (*Report, error) {
 	}
 	rep := &Report{Topic: cfg.Topic, Rack: cfg.Rack, ClientSelect: cfg.ClientSelect}
 	rep.Brokers, rep.Warnings = checkBrokers(ctx, cl, md.Brokers, cfg.Rack)
+	rep.Producer = planProducer(md, cfg.Topic, cfg.Rack, cfg.WriterMinShare)
 
 	parts := topic.Partitions
 	sort.Slice(parts, func(i, j int) bool { return parts[i].ID < parts[j].ID })
