@@ -1,6 +1,7 @@
 // Package rackdetect finds the zone a program runs in, to use as the
 // client's rack (kafka.ReaderConfig.Rack, kafka.Dialer.RackID). It is
-// opt-in: the kafka package never calls it.
+// opt-in: the kafka package never calls it. ClientID puts the zone into a
+// client id for backends that read it there (WarpStream, Inkless, Bufstream).
 //
 // The rack only helps when it is spelled exactly as the brokers'
 // broker.rack, so the sources to ask depend on the brokers, not only on
