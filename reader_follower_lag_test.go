@@ -106,3 +106,45 @@ func TestReaderFollowerLagOutOfRangeWaits(t *testing.T) {
 	assert.Zero(t, rt.Reroutes[RerouteFollowerFailed], "the follower behind was taken as failed: %v", rt.Reroutes)
 	assert.Empty(t, log.find("follower failed"))
 }
+
+// A follower that lacks the reader's offset answers only OffsetOutOfRange:
+// no records flow, and the leader's answer that sent the reader there made
+// the leader quiet (the reader stood at its high watermark). The follower's
+// OffsetOutOfRange brings the leader's sampling back, so the lag check sees
+// the leader's end move on and the reader leaves within MaxFollowerLag.
+func TestReaderFollowerOutOfRangeSamplesAQuietLeader(t *testing.T) {
+	c, r, _ := rtLagReader(t, false, time.Second)
+	// The follower holds 0-3; the leader names it for every offset, as
+	// leaders before Kafka 3.4 did, and sends no records with the name.
+	leader := c.Broker(1)
+	leader.Handle(protocol.Fetch, func(req protocol.Request, hdr protocol.RequestHeader) (protocol.Response, fakebroker.Action) {
+		resp := leader.Default(req, hdr).(*protocol.FetchResponse)
+		if req.(*protocol.FetchRequest).RackID == "b" {
+			for i := range resp.Topics {
+				for j := range resp.Topics[i].Partitions {
+					resp.Topics[i].Partitions[j].PreferredReadReplica = 2
+					resp.Topics[i].Partitions[j].Records = nil
+				}
+			}
+		}
+		return resp, fakebroker.Action{}
+	})
+	require.NoError(t, r.SetOffset(20)) // the leader's end: it looks quiet
+	got := make(chan Message, 1)
+	go func() {
+		m, err := r.FetchMessage(rtCtx(t))
+		if err != nil {
+			t.Errorf("FetchMessage: %v", err)
+		}
+		got <- m
+	}()
+	outOfRange := func() bool { return c.Broker(2).Requests(protocol.Fetch) > 2 }
+	require.Eventually(t, outOfRange, 10*time.Second, 10*time.Millisecond, "the reader never went to the follower")
+	rtAppend(c, 0, 20, 4) // the leader moves on; the follower does not
+	start := time.Now()
+	m := <-got
+	assert.Equal(t, int64(20), m.Offset)
+	rtExpect(t, r, 21, 3)
+	t.Logf("read offsets 20-23 %v after they were written", time.Since(start).Round(time.Millisecond))
+	assert.Equal(t, 1, r.Stats().Routing[0].Broker, "reading from the leader")
+}
