@@ -91,9 +91,11 @@ type Spec struct {
 	After time.Duration `json:"after"`
 	Rack  string        `json:"rack"` // the consumer's
 	Rate  int           `json:"rate"` // records/s the producer writes in all
-	// WriterFaulted: the producer (this library's Writer, its defaults
-	// and acks=all) writes through the fault proxy too, so the fault is
-	// on its path as well: the Writer's rows of the matrix.
+	// WriterFaulted: the producer writes through the fault proxy too, so
+	// the fault is on its path as well: the Writer's rows of the matrix.
+	// It is then the window's client (this library's Writer, franz-go's
+	// client, each at its defaults and acks=all); otherwise always this
+	// library's Writer, through the brokers' own listeners.
 	WriterFaulted bool `json:"writer_faulted,omitempty"`
 }
 

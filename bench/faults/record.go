@@ -204,6 +204,25 @@ func (r *record) firstAckAfter(parts []int, at time.Time) float64 {
 	return back
 }
 
+// ackedPerS is the records per second acknowledged on parts within
+// [from, to).
+func (r *record) ackedPerS(parts []int, from, to time.Time) float64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, p := range parts {
+		for _, a := range r.acks[p] {
+			if !a.at.Before(from) && a.at.Before(to) {
+				n += a.n
+			}
+		}
+	}
+	if d := to.Sub(from).Seconds(); d > 0 {
+		return float64(n) / d
+	}
+	return 0
+}
+
 // appErrors returns how many errors the application got and the first few.
 func (r *record) appErrors() (int, []string) {
 	r.mu.Lock()

@@ -28,8 +28,8 @@ func Row(w io.Writer, r Result) {
 // WriterHeader and WriterRow: the Writer's figures of windows whose producer
 // wrote through the fault (Spec.WriterFaulted).
 func WriterHeader(w io.Writer) {
-	fmt.Fprintln(w, "| target (broker) | fault | failed WriteMessages calls | longest time without an acknowledgement | after heal: every led partition acknowledged again | acknowledged · lost |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| producer | target (broker) | fault | failed calls (WriteMessages, ProduceSync) | longest time without an acknowledgement | led partitions' records/s acknowledged: before · during | after heal: every led partition acknowledged again | acknowledged · lost |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 }
 
 func WriterRow(w io.Writer, r Result) {
@@ -40,7 +40,8 @@ func WriterRow(w io.Writer, r Result) {
 	if len(r.Leads) > 0 {
 		back = within(r.WriterBackS)
 	}
-	fmt.Fprintf(w, "| %s (%d) | %s | %d | %s s | %s | %d · %d |\n", r.Target, r.Broker, r.Fault, r.ProduceErrors, secs(r.ProducerStallS), back, r.Acked, r.Lost)
+	fmt.Fprintf(w, "| %s | %s (%d) | %s | %d | %s s | %.0f · %.0f | %s | %d · %d |\n", r.Client, r.Target, r.Broker, r.Fault, r.ProduceErrors, secs(r.ProducerStallS),
+		r.WriterLedPerSBefore, r.WriterLedPerSDuring, back, r.Acked, r.Lost)
 }
 
 // left: how soon reads left the faulted broker on the partitions it

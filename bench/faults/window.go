@@ -40,6 +40,12 @@ type Result struct {
 	// WriterBackS: from the heal until every partition the faulted broker
 	// led had an acknowledgement again (-1: one had none in the window).
 	WriterBackS float64 `json:"writer_back_s"`
+	// WriterLedPerS*: the records per second acknowledged on the partitions
+	// the faulted broker led, in the steady state before the fault and
+	// during it (the producer waits for each call: a slower path lowers
+	// its rate rather than queueing).
+	WriterLedPerSBefore float64 `json:"writer_led_per_s_before"`
+	WriterLedPerSDuring float64 `json:"writer_led_per_s_during"`
 	// CrossRack*: the share of the bytes the consumer's sockets read from
 	// brokers outside its rack, during the fault and from the heal to the
 	// window's end.
@@ -149,7 +155,14 @@ func run(ctx context.Context, c *Cluster, s Spec, res *Result) error {
 	if s.WriterFaulted {
 		producerBrokers = c.FaultBrokers
 	}
-	stopProducer := startProducer(producerBrokers, res.Topic, s.Rate, rec)
+	producerClient := "rackfetch"
+	if s.WriterFaulted {
+		producerClient = s.Client
+	}
+	stopProducer, err := startProducer(producerClient, producerBrokers, res.Topic, s.Rate, rec)
+	if err != nil {
+		return fmt.Errorf("starting the producer: %w", err)
+	}
 	defer stopProducer()
 	w, logs := wire.New(), &logCount{}
 	cons, err := start(consumerConfig{brokers: c.FaultBrokers, topic: res.Topic, group: res.Group, rack: s.Rack,
@@ -277,6 +290,8 @@ func run(ctx context.Context, c *Cluster, s Spec, res *Result) error {
 	res.GapOthersS = others.Seconds()
 	res.ProducerStallS = rec.longestStall(faultAt, end).Seconds()
 	res.WriterBackS = rec.firstAckAfter(res.Leads, healAt)
+	res.WriterLedPerSBefore = rec.ackedPerS(res.Leads, steadyAt, faultAt)
+	res.WriterLedPerSDuring = rec.ackedPerS(res.Leads, faultAt, healAt)
 	racks := c.addrRacks()
 	res.CrossRackDuring, res.BytesDuring = crossRack(w1.Sub(w0), racks, s.Rack)
 	res.CrossRackAfter, res.BytesAfter = crossRack(w2.Sub(w1), racks, s.Rack)
