@@ -124,7 +124,8 @@ type Writer struct {
 	// rack leaves the set at the next metadata the Writer reads, and joins
 	// it again when its leader is back; while a partition whose preferred
 	// leader is in the rack is led elsewhere, the Writer reads the metadata
-	// every second while it writes, to see the leadership come back. A
+	// every second while it writes (for 6 minutes at most: Kafka moves
+	// leaders back within 5), to see the leadership come back. A
 	// partition whose leader the Writer could not reach (a dead broker the
 	// cluster has not replaced yet) is left out until its waiting batch is
 	// written. Messages placed by content keep the partition they get
@@ -663,7 +664,7 @@ func (w *Writer) assignPartitions(ctx context.Context, core *producer.Core[Messa
 // partitions whose leader the Writer could not reach, unless none is left.
 func (w *Writer) rackPartitions(core *producer.Core[Message], topic string, all []int) []int {
 	choice := w.local.Of(w.cluster.cl.meta, topic, w.Rack, len(all), w.rackMinShare())
-	if choice.Displaced {
+	if choice.Displaced && time.Since(choice.DisplacedSince) < displacedWatch {
 		// Leadership may come back to the rack at any time (a preferred
 		// leader election): look sooner than the metadata TTL.
 		w.cluster.refreshOlderThan(topic, displacedRefresh, w.readTimeout())
@@ -687,8 +688,14 @@ func (w *Writer) rackPartitions(core *producer.Core[Message], topic string, all 
 
 // displacedRefresh is how old the metadata of a topic may get while a
 // partition whose preferred leader is in the Writer's rack is led
-// elsewhere: one Metadata request a second, only while writing.
-const displacedRefresh = time.Second
+// elsewhere: one Metadata request a second, only while writing, for the
+// first displacedWatch of the displacement. Kafka's controller checks for
+// leaders to move back every 5 minutes (leader.imbalance.check.interval);
+// a displacement that outlasts that is left to the TTL.
+const (
+	displacedRefresh = time.Second
+	displacedWatch   = 6 * time.Minute
+)
 
 // without returns the ids not in drop.
 func without(ids []int, drop map[int]bool) []int {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/rackfetch/kafka-go/internal/metadata"
 )
@@ -31,6 +32,9 @@ type RackChoice struct {
 	// leadership comes back with a preferred leader election, which only
 	// a metadata read shows.
 	Displaced bool
+	// DisplacedSince is when RackPartitions first saw the rack displaced,
+	// without a break since (zero when not displaced, or from ChooseRack).
+	DisplacedSince time.Time
 }
 
 // DefaultRackMinShare is the skew guard's default: a rack's writes go to
@@ -66,6 +70,12 @@ func (rp *RackPartitions) Of(view RackView, topic, rack string, count int, minSh
 	}
 	s := &rackSet{changes: changes, rack: rack, count: count, minShare: minShare,
 		choice: ChooseRack(view, topic, rack, count, minShare)}
+	if s.choice.Displaced {
+		s.choice.DisplacedSince = time.Now()
+		if old := rp.by[topic]; old != nil && old.rack == rack && old.choice.Displaced {
+			s.choice.DisplacedSince = old.choice.DisplacedSince
+		}
+	}
 	if rp.by == nil {
 		rp.by = map[string]*rackSet{}
 	}

@@ -96,3 +96,20 @@ func TestRackPartitionsFollowChanges(t *testing.T) {
 	assert.Equal(t, []int{1}, rp.Of(v, "t", "b", 6, DefaultRackMinShare).Local)
 	assert.Equal(t, []int{1, 4}, rp.Of(v, "t", "b", 6, 0.75).Local, "another guard: computed again")
 }
+
+// A displacement keeps the time it began across metadata changes, until
+// it ends.
+func TestRackPartitionsDisplacedSince(t *testing.T) {
+	var rp RackPartitions
+	v := balanced(6)
+	assert.True(t, rp.Of(v, "t", "b", 6, DefaultRackMinShare).DisplacedSince.IsZero())
+	v.leaders[4], v.changes = 1, v.changes+1
+	since := rp.Of(v, "t", "b", 6, DefaultRackMinShare).DisplacedSince
+	assert.False(t, since.IsZero())
+	v.leaders[1], v.changes = 3, v.changes+1
+	c := rp.Of(v, "t", "b", 6, DefaultRackMinShare)
+	assert.True(t, c.Displaced)
+	assert.Equal(t, since, c.DisplacedSince, "still the same displacement")
+	v.leaders[1], v.leaders[4], v.changes = 2, 2, v.changes+1
+	assert.True(t, rp.Of(v, "t", "b", 6, DefaultRackMinShare).DisplacedSince.IsZero(), "over")
+}
