@@ -26,8 +26,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/rackfetch/kafka-go/protocol"
@@ -725,27 +727,9 @@ func (ln *lane) fetch(batch []*waiter, reserved []reservation) {
 	if ln.conn != nil && ln.conn.Broken() {
 		ln.closeConn()
 	}
-	if ln.conn == nil {
-		limit := time.Duration(0)
-		for _, w := range batch {
-			if d := w.want.DialTimeout; d > 0 && (limit == 0 || d < limit) {
-				limit = d
-			}
-		}
-		ctx, cancel := e.ctx, context.CancelFunc(func() {})
-		if limit > 0 {
-			ctx, cancel = context.WithTimeout(e.ctx, limit)
-		}
-		c, err := e.cfg.Dial(ctx, l.broker)
-		cancel()
-		if err != nil {
-			ln.answer(batch, nil, Result{Err: err, DialFailed: true})
-			return
-		}
-		ln.conn = c
-		e.mu.Lock()
-		ln.hasConn = true
-		e.mu.Unlock()
+	fresh := ln.conn == nil // dialed for this request
+	if fresh && !ln.dial(batch) {
+		return
 	}
 	vs, err := ln.conn.Versions()
 	if err != nil {
@@ -776,6 +760,17 @@ func (ln *lane) fetch(batch []*waiter, reserved []reservation) {
 			ln.sess.reset()
 			if ln.conn.Broken() {
 				ln.closeConn()
+			}
+			if !fresh && ln.conn == nil && closedByPeer(err) && e.ctx.Err() == nil {
+				// The broker closed a connection that served before: a
+				// broker that closes one (idle, or for reasons of its own)
+				// is not a broker that failed. Ask once more on a new
+				// connection; a dead broker refuses it (DialFailed).
+				fresh = true
+				if !ln.dial(batch) {
+					return
+				}
+				continue
 			}
 			ln.answer(batch, nil, Result{Err: err, MaxWait: wait})
 			return
@@ -1001,6 +996,40 @@ func find(resp *protocol.FetchResponse, w Want) *protocol.FetchResponsePartition
 		}
 	}
 	return nil
+}
+
+// dial connects the lane to its broker, within the shortest DialTimeout of
+// batch; on failure it answers batch (DialFailed) and reports false.
+func (ln *lane) dial(batch []*waiter) bool {
+	e := ln.l.e
+	limit := time.Duration(0)
+	for _, w := range batch {
+		if d := w.want.DialTimeout; d > 0 && (limit == 0 || d < limit) {
+			limit = d
+		}
+	}
+	ctx, cancel := e.ctx, context.CancelFunc(func() {})
+	if limit > 0 {
+		ctx, cancel = context.WithTimeout(e.ctx, limit)
+	}
+	c, err := e.cfg.Dial(ctx, ln.l.broker)
+	cancel()
+	if err != nil {
+		ln.answer(batch, nil, Result{Err: err, DialFailed: true})
+		return false
+	}
+	ln.conn = c
+	e.mu.Lock()
+	ln.hasConn = true
+	e.mu.Unlock()
+	return true
+}
+
+// closedByPeer reports whether err says the broker closed or reset the
+// connection (not a timeout, not an answer).
+func closedByPeer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 func (ln *lane) closeConn() {
