@@ -4,7 +4,7 @@ go 1.26.0
 
 require (
 	github.com/IBM/sarama v1.61.1
-	github.com/rackfetch/kafka-go v0.0.0-20261205023332-16726b3ff9c3
+	github.com/rackfetch/kafka-go v0.0.0-20261205184826-0252269061f9
 	github.com/segmentio/kafka-go v0.4.51
 	github.com/stretchr/testify v1.12.1
 	github.com/twmb/franz-go v1.22.3

@@ -8,7 +8,7 @@ replace github.com/rackfetch/kafka-go/sasl/aws_msk_iam_v2 => ../sasl/aws_msk_iam
 
 require (
 	github.com/aws/aws-sdk-go-v2 v1.41.2
-	github.com/rackfetch/kafka-go v0.0.0-20261205023332-16726b3ff9c3
+	github.com/rackfetch/kafka-go v0.0.0-20261205184826-0252269061f9
 	github.com/rackfetch/kafka-go/sasl/aws_msk_iam_v2 v0.0.0-00010101000000-000000000000
 	github.com/segmentio/kafka-go v0.4.51
 	github.com/segmentio/kafka-go/sasl/aws_msk_iam_v2 v0.1.0

@@ -3,7 +3,7 @@ module github.com/rackfetch/kafka-go/metrics/kafkaotel
 go 1.24.0
 
 require (
-	github.com/rackfetch/kafka-go v0.0.0-20261205023332-16726b3ff9c3
+	github.com/rackfetch/kafka-go v0.0.0-20261205184826-0252269061f9
 	github.com/stretchr/testify v1.11.1
 	go.opentelemetry.io/otel v1.40.0
 	go.opentelemetry.io/otel/metric v1.40.0

@@ -5,7 +5,7 @@ go 1.23.0
 require (
 	github.com/prometheus/client_golang v1.23.2
 	github.com/prometheus/client_model v0.6.2
-	github.com/rackfetch/kafka-go v0.0.0-20261205023332-16726b3ff9c3
+	github.com/rackfetch/kafka-go v0.0.0-20261205184826-0252269061f9
 )
 
 require (

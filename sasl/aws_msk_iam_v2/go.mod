@@ -7,7 +7,7 @@ go 1.23
 
 require (
 	github.com/aws/aws-sdk-go-v2 v1.41.2
-	github.com/rackfetch/kafka-go v0.0.0-20261205023332-16726b3ff9c3
+	github.com/rackfetch/kafka-go v0.0.0-20261205184826-0252269061f9
 	github.com/stretchr/testify v1.9.0
 )
 
