@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -136,10 +137,6 @@ func TestWriterRackSeesLeadershipComeBack(t *testing.T) {
 
 func sortedKeys(m map[int]int) []int {
 	out := keysOf(m)
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	slices.Sort(out)
 	return out
 }

@@ -43,7 +43,7 @@ func brokerInRack(t *testing.T, c *ktesting.Cluster, rack string) int {
 }
 
 // eventually polls cond until it holds, failing the test when timeout passes first.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+func eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -67,7 +67,7 @@ func newDialer() *kafka.Dialer {
 }
 
 // dial opens a connection to addr with d, closed at the end of the test, with a deadline on every request.
-func dial(t *testing.T, d *kafka.Dialer, addr string) *kafka.Conn {
+func dial(t testing.TB, d *kafka.Dialer, addr string) *kafka.Conn {
 	t.Helper()
 	conn, err := d.Dial("tcp", addr)
 	if err != nil {
@@ -92,7 +92,7 @@ func dialLeader(t *testing.T, d *kafka.Dialer, bootstrap, topic string, partitio
 
 // dialController opens a plaintext connection to the broker the cluster names as controller: where admin
 // requests go (a ZooKeeper cluster refuses them elsewhere).
-func dialController(t *testing.T, c *ktesting.Cluster) *kafka.Conn {
+func dialController(t testing.TB, c *ktesting.Cluster) *kafka.Conn {
 	t.Helper()
 	conn := dial(t, newDialer(), c.Brokers[0])
 	ctrl, err := conn.Controller()

@@ -39,7 +39,7 @@ func settled(ps []kafka.Partition, want int) bool {
 
 // createTopic creates a topic (RF 3 unless cfg assigns replicas), waits until every broker's metadata has
 // all its partitions led and fully in sync, and deletes it at the end of the test.
-func createTopic(t *testing.T, c *ktesting.Cluster, cfg kafka.TopicConfig) string {
+func createTopic(t testing.TB, c *ktesting.Cluster, cfg kafka.TopicConfig) string {
 	t.Helper()
 	if cfg.Topic == "" {
 		cfg.Topic = ktesting.UniqueTopic(t)

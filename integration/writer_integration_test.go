@@ -460,25 +460,7 @@ func TestWriterIntegrationSASLTLS(t *testing.T) {
 // write of one message to the real cluster (ns/op), RequireAll.
 func BenchmarkWriterIntegrationLoneWrite(b *testing.B) {
 	c := ktesting.RequireCluster(b)
-	topic := ktesting.UniqueTopic(b)
-	conn, err := newDialer().Dial("tcp", c.Brokers[0])
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close()
-	ctrl, err := conn.Controller()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cc, err := newDialer().Dial("tcp", fmt.Sprintf("%s:%d", ctrl.Host, ctrl.Port))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cc.Close()
-	if err := cc.CreateTopics(kafka.TopicConfig{Topic: topic, NumPartitions: 1, ReplicationFactor: 3}); err != nil {
-		b.Fatal(err)
-	}
-	defer cc.DeleteTopics(topic)
+	topic := createTopic(b, c, kafka.TopicConfig{NumPartitions: 1})
 	w := &kafka.Writer{Addr: kafka.TCP(c.Brokers...), Topic: topic, RequiredAcks: kafka.RequireAll, Transport: &kafka.Transport{}}
 	defer w.Close()
 	ctx := context.Background()

@@ -2,7 +2,6 @@ package integration
 
 import (
 	"context"
-	"fmt"
 	"syscall"
 	"testing"
 	"time"
@@ -27,25 +26,7 @@ func BenchmarkWriterIntegrationRack(b *testing.B) {
 		}
 		ids[r] = in[0]
 	}
-	topic := ktesting.UniqueTopic(b)
-	conn, err := newDialer().Dial("tcp", c.Brokers[0])
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer conn.Close()
-	ctrl, err := conn.Controller()
-	if err != nil {
-		b.Fatal(err)
-	}
-	cc, err := newDialer().Dial("tcp", fmt.Sprintf("%s:%d", ctrl.Host, ctrl.Port))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cc.Close()
-	if err := cc.CreateTopics(kafka.TopicConfig{Topic: topic, NumPartitions: -1, ReplicationFactor: -1, ReplicaAssignments: wrTopic(ids["a"], ids["b"], ids["c"])}); err != nil {
-		b.Fatal(err)
-	}
-	defer cc.DeleteTopics(topic)
+	topic := createTopic(b, c, kafka.TopicConfig{ReplicaAssignments: wrTopic(ids["a"], ids["b"], ids["c"])})
 
 	value := make([]byte, 100)
 	msgs := make([]kafka.Message, 1000)

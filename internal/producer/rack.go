@@ -118,6 +118,7 @@ func ChooseRack(view RackView, topic, rack string, count int, minShare float64) 
 			others = append(others, p.ID)
 		}
 	}
+	slices.Sort(c.Local) // the metadata need not list partitions in order
 	c.Led = len(c.Local)
 	if minShare <= 0 || c.Led == 0 || len(holding) == 0 {
 		return c
