@@ -152,11 +152,14 @@ func wsCounts(t *testing.T, c *ktesting.Cluster, topic string) []int64 {
 	t.Helper()
 	out := make([]int64, wsPartitions)
 	for p := range out {
-		conn := dialLeader(t, newDialer(), c.Brokers[0], topic, p)
-		last, err := conn.ReadLastOffset()
-		conn.Close()
-		require.NoError(t, err, "the end of partition %d", p)
-		out[p] = last
+		// Right after an election the new leader may not know its epoch yet (a retriable error).
+		var err error
+		eventually(t, 30*time.Second, fmt.Sprintf("the end of partition %d", p), func() bool {
+			conn := dialLeader(t, newDialer(), c.Brokers[0], topic, p)
+			defer conn.Close()
+			out[p], err = conn.ReadLastOffset()
+			return err == nil
+		})
 	}
 	return out
 }
