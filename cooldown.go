@@ -6,13 +6,9 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"strconv"
-	"sync"
-	"time"
 
 	"github.com/rackfetch/kafka-go/internal/consumer"
 	"github.com/rackfetch/kafka-go/internal/routing"
-	"github.com/rackfetch/kafka-go/protocol"
 )
 
 // The replica cooldown cache: replicas that failed are not read for a while
@@ -67,100 +63,4 @@ func connectedThenTimedOut(err error) bool {
 	var timeout interface{ Timeout() bool }
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
 		(errors.As(err, &timeout) && timeout.Timeout())
-}
-
-// The path check: the broker's own configuration with its documentation
-// (DescribeConfigs v3+, about 90 KB from memory, cheap for the broker) must
-// arrive at least pathMargin times as fast as the share's Readers read
-// (readRate, over the last readRateWindow). An idle share needs only
-// reachability, and so does a broker that refuses the request (no
-// DESCRIBE_CONFIGS permission, an old broker): nothing can be measured
-// then, and the probe says what it proved before.
-const (
-	pathMargin     = 2
-	readRateWindow = 16 * time.Second
-)
-
-func (s *engineShare) checkPath(ctx context.Context, c *Conn, id int) error {
-	need := s.reads.rate(time.Now()) * pathMargin
-	if need <= 0 {
-		return nil
-	}
-	req := &protocol.DescribeConfigsRequest{IncludeDocumentation: true,
-		Resources: []protocol.DescribeConfigsRequestResource{{ResourceType: int8(ResourceTypeBroker), ResourceName: strconv.Itoa(id)}}}
-	t0 := time.Now()
-	r, v, err := c.roundTrip(ctx, req, -1)
-	took := time.Since(t0)
-	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
-			return fmt.Errorf("%w: no answer to a %s request within %v", consumer.ErrSlowPath, req.Key(), took.Round(time.Millisecond))
-		}
-		return nil // refused or not understood: reachability is all a probe shows
-	}
-	resp := r.(*protocol.DescribeConfigsResponse)
-	if v < 3 || len(resp.Results) != 1 || resp.Results[0].ErrorCode != 0 {
-		return nil
-	}
-	n := describedBytes(resp)
-	if got := float64(n) / max(took.Seconds(), 1e-6); got < need {
-		return fmt.Errorf("%w: %d bytes took %v (%.0f KB/s), the Readers read %.0f KB/s and need %dx that",
-			consumer.ErrSlowPath, n, took.Round(time.Millisecond), got/1e3, need/pathMargin/1e3, pathMargin)
-	}
-	return nil
-}
-
-// describedBytes is about the size of what resp carried: its names, values
-// and documentation.
-func describedBytes(resp *protocol.DescribeConfigsResponse) int {
-	size := func(s *string) int {
-		if s == nil {
-			return 0
-		}
-		return len(*s)
-	}
-	n := 0
-	for _, r := range resp.Results {
-		for _, c := range r.Configs {
-			n += len(c.Name) + size(c.Value) + size(c.Documentation)
-			for _, syn := range c.Synonyms {
-				n += len(syn.Name) + size(syn.Value)
-			}
-		}
-	}
-	return n
-}
-
-// readMeter counts the bytes the share's Readers fetch, in buckets of a
-// second over readRateWindow, for the path check's rate.
-type readMeter struct {
-	mu      sync.Mutex
-	buckets [16]struct {
-		sec   int64
-		bytes int64
-	}
-}
-
-func (m *readMeter) add(now time.Time, n int64) {
-	sec := now.Unix()
-	m.mu.Lock()
-	b := &m.buckets[sec%int64(len(m.buckets))]
-	if b.sec != sec {
-		b.sec, b.bytes = sec, 0
-	}
-	b.bytes += n
-	m.mu.Unlock()
-}
-
-// rate is the bytes per second fetched over the window before now.
-func (m *readMeter) rate(now time.Time) float64 {
-	sec := now.Unix()
-	var n int64
-	m.mu.Lock()
-	for _, b := range m.buckets {
-		if sec-b.sec < int64(len(m.buckets)) {
-			n += b.bytes
-		}
-	}
-	m.mu.Unlock()
-	return float64(n) / readRateWindow.Seconds()
 }

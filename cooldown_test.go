@@ -44,23 +44,6 @@ func TestCooldownForgetsBrokerMetadataNoLongerLists(t *testing.T) {
 	assert.False(t, due, "no probe of a broker metadata no longer lists")
 }
 
-// The path check's rate is what was read over the last readRateWindow:
-// older seconds drop out, a second's bucket is reused when its time comes
-// round again.
-func TestReadMeterRate(t *testing.T) {
-	var m readMeter
-	t0 := time.Unix(1000, 0)
-	assert.Zero(t, m.rate(t0))
-	for i := 0; i < 16; i++ {
-		m.add(t0.Add(time.Duration(i)*time.Second), 1600)
-	}
-	now := t0.Add(15 * time.Second)
-	assert.InDelta(t, 1600.0, m.rate(now), 1e-9, "16 s of 1600 B/s")
-	m.add(t0.Add(16*time.Second), 16000) // reuses the first second's bucket
-	assert.InDelta(t, (15*1600.0+16000)/16, m.rate(t0.Add(16*time.Second)), 1e-9)
-	assert.Zero(t, m.rate(t0.Add(40*time.Second)), "nothing read for longer than the window")
-}
-
 // A probe that connected and then timed out found a path too slow (a black
 // hole, heavy loss, a frozen process); one that could not connect found no
 // broker.

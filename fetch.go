@@ -327,7 +327,7 @@ func (f *fetcher) step(ctx context.Context) bool {
 	if size := int64(len(p.Records)); size > 0 {
 		r.stats.fetchedBytes(f.tp, size, r.config.Rack != "" && b.Rack == r.config.Rack)
 		r.stats.totals.fetched(f.tp, broker, b.Rack, size, r.config.Rack != "" && b.Rack == r.config.Rack)
-		r.share.reads.add(t1, size)
+		r.share.reads.add(t1, size, f.tp, fetchOffset)
 	}
 	if broker != f.served || f.meta.Leader.ID != f.servedLeader {
 		f.served, f.servedLeader = broker, f.meta.Leader.ID

@@ -140,7 +140,14 @@ var DefaultTransport RoundTripper = &Transport{}
 
 func (t *Transport) dialTimeout() time.Duration { return positiveOr(t.DialTimeout, 5*time.Second) }
 
-func (t *Transport) idleTimeout() time.Duration { return positiveOr(t.IdleTimeout, 30*time.Second) }
+// idleTimeout is also asked of the nil Transport of a Writer on a custom
+// RoundTripper, whose produce lanes stop after it.
+func (t *Transport) idleTimeout() time.Duration {
+	if t == nil {
+		return 30 * time.Second
+	}
+	return positiveOr(t.IdleTimeout, 30*time.Second)
+}
 
 func (t *Transport) metadataTTL() time.Duration { return positiveOr(t.MetadataTTL, 6*time.Second) }
 

@@ -21,10 +21,13 @@ import (
 //
 // WriteMessages assigns each message to a partition with the Balancer and
 // appends it to that partition's current batch. Batches go to the partition
-// leaders; the batches of all partitions a broker leads travel together in
-// one produce request, and each Writer keeps one request in flight per
-// broker on a connection of its own. Batches of one partition are written
-// in order, one at a time.
+// leaders; the batches of the partitions a broker leads that are ready
+// together travel in one produce request. A Writer keeps up to five
+// requests in flight per broker, each on a connection of its own, opened
+// only when a request is ready while the others are still unanswered and
+// closed after the Transport's IdleTimeout without use (kafka-go opens a
+// connection per concurrent request, without a bound). Batches of one
+// partition are written in order, one at a time.
 //
 // # Batching and latency
 //
@@ -33,9 +36,9 @@ import (
 // BatchTimeout, so a lone message is written at once and the call returns
 // after one round trip to the leader (kafka-go instead waits up to
 // BatchTimeout, one second by default, for the batch to fill). Batching
-// still happens: while a produce request to a broker is in flight, the
-// messages that arrive for its partitions, from any number of goroutines,
-// accumulate and leave together in the next request, up to BatchSize
+// still happens: while a partition's batch is in flight, the messages
+// that arrive for it, from any number of goroutines, accumulate and leave
+// together in its next batch, up to BatchSize
 // messages and BatchBytes bytes per partition. The busier the Writer, the
 // larger the batches, with no added delay for an idle one.
 //

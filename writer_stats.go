@@ -207,8 +207,8 @@ func (w *Writer) stats() *writerStats {
 // system. Since each call resets the counters, only one goroutine should:
 // metrics collectors use Totals, which resets nothing.
 //
-// Writes counts produce requests; one request carries the batches of every
-// partition the broker leads. WriteTime is the duration of produce requests,
+// Writes counts produce requests; one request carries the batches of the
+// partitions a broker leads that were ready together. WriteTime is the duration of produce requests,
 // WaitTime the time brokers asked to throttle, BatchQueueTime the time from
 // a batch's first message until it is closed to new ones, and BatchTime
 // until it is first sent. SameRackBytes and OtherRackBytes split the

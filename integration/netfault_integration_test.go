@@ -211,6 +211,9 @@ type nfOutcome struct {
 	// during the fault, after some had left it: a return to a path still
 	// faulty.
 	returns int
+	// slowByFetch and slowByConfig count the probes that found the path
+	// too slow during the fault, by what they measured it with.
+	slowByFetch, slowByConfig int
 }
 
 // apply puts fault f on the rack-b broker's client path for d (the proxy
@@ -245,6 +248,8 @@ func (n *nfRun) apply(name string, f netfault.Fault, d time.Duration) nfOutcome 
 	})
 	k1 := n.sockets.snapshot()
 	dials := n.traffic.count(n.bAddr)
+	o.slowByFetch = n.info.count(at, time.Now(), "stays left", "Fetch")
+	o.slowByConfig = n.info.count(at, time.Now(), "stays left", "DescribeConfigs")
 	require.NoError(n.t, n.nf.Clear(n.ctx, n.b), "clearing broker %d's path", n.b)
 	healed := time.Now()
 	w.restored = healed
@@ -258,8 +263,8 @@ func (n *nfRun) apply(name string, f netfault.Fault, d time.Duration) nfOutcome 
 	if o.leftOK {
 		left = rkSeconds(o.left)
 	}
-	n.t.Logf("NETFAULTFIGURE %s fault=%q left_s=%s min_partitions_on_b=%d cross_rack_share_socket=%.4f(%d bytes) dials_to_b_per_s_after_left=%.2f returns_during_fault=%d back_after_heal_s=%s(ok=%v) reroutes=%v",
-		name, f.String(), left, o.minOnB, o.crossRack, total, o.dialsPerS, o.returns, rkSeconds(o.back), o.backOK, rrDiff(rr0, n.r.RoutingStats().Reroutes))
+	n.t.Logf("NETFAULTFIGURE %s fault=%q left_s=%s min_partitions_on_b=%d cross_rack_share_socket=%.4f(%d bytes) dials_to_b_per_s_after_left=%.2f returns_during_fault=%d back_after_heal_s=%s(ok=%v) slow_probes_fetch=%d slow_probes_config=%d reroutes=%v",
+		name, f.String(), left, o.minOnB, o.crossRack, total, o.dialsPerS, o.returns, rkSeconds(o.back), o.backOK, o.slowByFetch, o.slowByConfig, rrDiff(rr0, n.r.RoutingStats().Reroutes))
 	return o
 }
 

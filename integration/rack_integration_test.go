@@ -179,6 +179,27 @@ func (l *rkLog) Printf(format string, args ...interface{}) {
 	l.t.Logf("%s %s%s", now.Format("15:04:05.000"), l.prefix, s)
 }
 
+// count returns how many lines logged in [from, to) contain every one of
+// parts.
+func (l *rkLog) count(from, to time.Time, parts ...string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, ln := range *l.lines {
+		if ln.at.Before(from) || !ln.at.Before(to) {
+			continue
+		}
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(ln.text, p)
+		}
+		if all {
+			n++
+		}
+	}
+	return n
+}
+
 // rkChangeRE matches the fetcher's routing change line.
 var rkChangeRE = regexp.MustCompile(`partition (\S+)/(\d+): broker (-?\d+) \(rack (\S+)\) → broker (-?\d+) \(rack (\S+)\), (.+)$`)
 

@@ -17,16 +17,7 @@ import (
 //
 //	go test -run - -bench WriterIntegrationRack -count 5 ./integration/
 func BenchmarkWriterIntegrationRack(b *testing.B) {
-	c := ktesting.RequireRackCluster(b)
-	ids := map[string]int{}
-	for _, r := range []string{"a", "b", "c"} {
-		in := c.BrokersInRack(r)
-		if len(in) != 1 {
-			b.Fatalf("rack %q has brokers %v, want one", r, in)
-		}
-		ids[r] = in[0]
-	}
-	topic := createTopic(b, c, kafka.TopicConfig{ReplicaAssignments: wrTopic(ids["a"], ids["b"], ids["c"])})
+	c, topic := wrBenchTopic(b)
 
 	value := make([]byte, 100)
 	msgs := make([]kafka.Message, 1000)
@@ -71,4 +62,19 @@ func wbCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// wrBenchTopic is the benchmarks' cluster and a topic of six partitions led
+// in racks a, b, c, a, b, c.
+func wrBenchTopic(b *testing.B) (*ktesting.Cluster, string) {
+	c := ktesting.RequireRackCluster(b)
+	ids := map[string]int{}
+	for _, r := range []string{"a", "b", "c"} {
+		in := c.BrokersInRack(r)
+		if len(in) != 1 {
+			b.Fatalf("rack %q has brokers %v, want one", r, in)
+		}
+		ids[r] = in[0]
+	}
+	return c, createTopic(b, c, kafka.TopicConfig{ReplicaAssignments: wrTopic(ids["a"], ids["b"], ids["c"])})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,7 +17,7 @@ import (
 )
 
 // Clients in the order a run measures them.
-var Clients = []string{"rackfetch", "franz-go"}
+var Clients = []string{"rackfetch", "franz-go", "conn"}
 
 // consumerConfig is what a window gives its consumer.
 type consumerConfig struct {
@@ -41,6 +42,7 @@ type consumer interface {
 var consumers = map[string]func(consumerConfig) (consumer, error){
 	"rackfetch": startRackfetch,
 	"franz-go":  startFranz,
+	"conn":      startConn,
 }
 
 // logCount counts a client's log lines, those at warning or error level
@@ -230,11 +232,7 @@ func startFranz(cfg consumerConfig) (consumer, error) {
 func (c *franzConsumer) routes() map[int]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(map[int]int, len(c.from))
-	for p, b := range c.from {
-		out[p] = b
-	}
-	return out
+	return maps.Clone(c.from)
 }
 
 func (c *franzConsumer) close() error {

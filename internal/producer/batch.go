@@ -3,8 +3,6 @@ package producer
 import (
 	"sync/atomic"
 	"time"
-
-	"github.com/rackfetch/kafka-go/protocol"
 )
 
 // partWriter is one partition's batches; guarded by Core.mu.
@@ -233,18 +231,11 @@ func (c *Core[M]) schedule(pw *partWriter[M]) {
 	}
 	bw := c.brokers[leader.ID]
 	if bw == nil {
-		bw = &brokerWriter[M]{c: c, id: leader.ID, wake: make(chan struct{}, 1), builder: protocol.NewRecordBatchBuilder()}
+		bw = &brokerWriter[M]{c: c, id: leader.ID, wake: make(chan struct{}, 1)}
 		c.brokers[leader.ID] = bw
-		c.workers.Add(1)
-		go bw.run()
 	}
 	bw.broker = leader
-	pw.queued = true
-	bw.ready = append(bw.ready, pw)
-	select {
-	case bw.wake <- struct{}{}:
-	default:
-	}
+	bw.handOver(pw)
 }
 
 // complete ends a batch that was sent (or could not be): Completion, then

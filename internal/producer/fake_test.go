@@ -122,7 +122,9 @@ type testCluster struct {
 	batches  map[int][]testBatch      // by partition
 	next     map[TopicPartition]int64 // offsets: the records appended
 	inits    int                      // InitProducerId requests
+	metadata int                      // Metadata requests
 	received chan struct{}            // a produce request arrived
+	idle     time.Duration            // IdleTimeout; a minute when 0
 }
 
 // testStep is the answer to a produce request: held until hold is
@@ -166,10 +168,21 @@ func (tc *testCluster) Dials() bool { return false }
 func (tc *testCluster) Dial(context.Context, Broker) (Conn, error) {
 	return nil, errors.New("the test cluster dials nothing")
 }
-func (tc *testCluster) IdleTimeout() time.Duration { return time.Minute }
-func (tc *testCluster) Release()                   {}
+func (tc *testCluster) IdleTimeout() time.Duration {
+	if tc.idle > 0 {
+		return tc.idle
+	}
+	return time.Minute
+}
+func (tc *testCluster) Release() {}
 
 func (tc *testCluster) RoundTrip(ctx context.Context, _ Broker, req protocol.Request) (protocol.Response, error) {
+	if _, ok := req.(*protocol.MetadataRequest); ok {
+		tc.mu.Lock()
+		tc.metadata++
+		tc.mu.Unlock()
+		return &protocol.MetadataResponse{}, nil
+	}
 	pr, ok := req.(*protocol.ProduceRequest)
 	if !ok {
 		return nil, fmt.Errorf("unexpected %T", req)

@@ -35,8 +35,8 @@ type leaderWatch struct {
 	workers *sync.WaitGroup   // the Core's
 
 	pollMu    sync.Mutex
-	pollConns map[int]Conn // by broker id
-	polled    time.Time    // when a poll last succeeded
+	pollConns map[int]Conn         // by broker id
+	polled    map[string]time.Time // by topic: when a poll of it last succeeded
 }
 
 // watched is a partition a request carries, and its leader then.
@@ -128,8 +128,10 @@ func (lw *leaderWatch) start(ctx context.Context, abandon context.CancelCauseFun
 			for _, p := range parts {
 				targets = lw.pollTargets(targets, p.key, broker.ID)
 			}
+			// The watches of requests in flight together share a
+			// poll: at most one per PollInterval for a topic.
 			pctx, cancel := context.WithTimeout(ctx, PollTimeout)
-			err := lw.pollLeaders(pctx, topics, targets, time.Time{})
+			err := lw.pollLeaders(pctx, topics, targets, time.Now().Add(-PollInterval))
 			cancel()
 			if err != nil && ctx.Err() == nil {
 				withLogger(lw.set, func(l Logger) {
@@ -197,7 +199,7 @@ func (lw *leaderWatch) pollTargets(targets []Broker, key TopicPartition, avoid i
 func (lw *leaderWatch) pollLeaders(ctx context.Context, topics []string, targets []Broker, since time.Time) error {
 	lw.pollMu.Lock()
 	defer lw.pollMu.Unlock()
-	if !since.IsZero() && lw.polled.After(since) {
+	if !since.IsZero() && lw.polledAfter(topics, since) {
 		return nil
 	}
 	if len(targets) == 0 {
@@ -226,8 +228,25 @@ func (lw *leaderWatch) pollLeaders(ctx context.Context, topics []string, targets
 	if !ok {
 		return lastErr
 	}
-	lw.polled = time.Now()
+	if lw.polled == nil {
+		lw.polled = map[string]time.Time{}
+	}
+	now := time.Now()
+	for _, t := range topics {
+		lw.polled[t] = now
+	}
 	return nil
+}
+
+// polledAfter reports whether every topic of topics was read by a poll
+// that ended after since; lw.pollMu is held.
+func (lw *leaderWatch) polledAfter(topics []string, since time.Time) bool {
+	for _, t := range topics {
+		if !lw.polled[t].After(since) {
+			return false
+		}
+	}
+	return true
 }
 
 // pollAt sends req to broker b, on the poll connection to b (dialed when

@@ -12,18 +12,58 @@ import (
 	"github.com/rackfetch/kafka-go/protocol"
 )
 
-// brokerWriter sends the produce requests of one Writer to one broker, one
-// at a time, on a connection of its own.
+// brokerWriter sends the produce requests of one Writer to one broker. It
+// keeps up to MaxInFlight requests in flight, each on a lane of its own (a
+// goroutine and its connection), so that partitions written by separate
+// calls do not take turns behind one round trip on a slow path. A partition
+// still has one batch in flight at a time (partWriter.busy), so its batches
+// are written in order and idempotent sequences never interleave.
+//
+// Lanes start when a partition is ready and none is idle, and stop after
+// the Transport's IdleTimeout without work: a Writer on a fast path keeps
+// one connection per broker, as before.
 type brokerWriter[M any] struct {
 	c      *Core[M]
 	id     int
 	broker Broker           // guarded by c.mu
 	ready  []*partWriter[M] // guarded by c.mu
+	lanes  int              // running lanes; guarded by c.mu
+	idle   int              // lanes waiting for work; guarded by c.mu
 	wake   chan struct{}    // a partition was added to ready
-	items  []sendItem[M]    // scratch
-	spare  []*partWriter[M] // scratch
+}
 
-	conn     Conn // owned by run
+// MaxInFlight is how many produce requests a Writer keeps in flight to one
+// broker, the default of Java's max.in.flight.requests.per.connection and
+// franz-go's idempotent producer.
+const MaxInFlight = 5
+
+// handOver queues pw for the broker and makes sure a lane takes it; c.mu
+// is held.
+func (bw *brokerWriter[M]) handOver(pw *partWriter[M]) {
+	c := bw.c
+	pw.queued = true
+	bw.ready = append(bw.ready, pw)
+	if bw.idle == 0 && bw.lanes < MaxInFlight {
+		bw.lanes++
+		c.workers.Add(1)
+		l := &lane[M]{bw: bw, builder: protocol.NewRecordBatchBuilder()}
+		go l.run()
+		return
+	}
+	select {
+	case bw.wake <- struct{}{}:
+	default:
+	}
+}
+
+// lane is one request in flight to a broker at a time, on a connection of
+// its own.
+type lane[M any] struct {
+	bw    *brokerWriter[M]
+	items []sendItem[M]    // scratch
+	spare []*partWriter[M] // scratch
+
+	conn     Conn
 	connAddr string
 	lastUsed time.Time
 	builder  *protocol.RecordBatchBuilder
@@ -37,29 +77,49 @@ type sendItem[M any] struct {
 	start, end int        // of the encoded batch in buf; end 0: not sent
 }
 
-func (bw *brokerWriter[M]) run() {
+func (l *lane[M]) run() {
+	bw := l.bw
 	c := bw.c
 	defer c.workers.Done()
 	defer func() {
-		if bw.conn != nil {
-			bw.conn.Close()
+		if l.conn != nil {
+			l.conn.Close()
 		}
 	}()
+	idle := time.NewTimer(c.tc.IdleTimeout())
+	defer idle.Stop()
 	for {
-		select {
-		case <-bw.wake:
-		case <-c.quit:
-			return
+		c.mu.Lock()
+		if len(bw.ready) == 0 {
+			bw.idle++
+			c.mu.Unlock()
+			select {
+			case <-bw.wake:
+			case <-idle.C:
+				c.mu.Lock()
+				if len(bw.ready) == 0 {
+					bw.idle--
+					bw.lanes--
+					c.mu.Unlock()
+					return
+				}
+				c.mu.Unlock()
+			case <-c.quit:
+				return
+			}
+			c.mu.Lock()
+			bw.idle--
 		}
+		c.mu.Unlock()
 		c.refreshIdent()
 		c.mu.Lock()
 		take := bw.ready
-		bw.ready = bw.spare[:0]
-		items := bw.items[:0]
+		bw.ready = l.spare[:0]
+		items := l.items[:0]
 		for _, pw := range take {
 			pw.queued = false
 			// Leadership may have moved since pw was handed over.
-			if l, err := c.tc.Leader(pw.key.Topic, pw.key.Partition); err != nil || l.ID != bw.id {
+			if ld, err := c.tc.Leader(pw.key.Topic, pw.key.Partition); err != nil || ld.ID != bw.id {
 				c.schedule(pw)
 				continue
 			}
@@ -72,21 +132,28 @@ func (bw *brokerWriter[M]) run() {
 		broker := bw.broker
 		c.mu.Unlock()
 		clear(take)
-		bw.spare = take[:0]
+		l.spare = take[:0]
 		if len(items) > 0 {
-			bw.send(broker, items)
+			l.send(broker, items)
 		}
 		clear(items)
-		bw.items = items[:0]
+		l.items = items[:0]
+		if !idle.Stop() {
+			select {
+			case <-idle.C:
+			default:
+			}
+		}
+		idle.Reset(c.tc.IdleTimeout())
 	}
 }
 
 // send writes the batches of items in one produce request and hands each
 // partition's result over.
-func (bw *brokerWriter[M]) send(broker Broker, items []sendItem[M]) {
-	c, cfg := bw.c, &bw.c.cfg
+func (l *lane[M]) send(broker Broker, items []sendItem[M]) {
+	c, cfg := l.bw.c, &l.bw.c.cfg
 	now := time.Now()
-	bw.buf = bw.buf[:0]
+	l.buf = l.buf[:0]
 	for i := range items {
 		it := &items[i]
 		b := it.b
@@ -94,28 +161,28 @@ func (bw *brokerWriter[M]) send(broker Broker, items []sendItem[M]) {
 			b.sent = true
 			c.stats.Observe(StatBatchTime, int64(now.Sub(b.created)))
 		}
-		bb := bw.builder
+		bb := l.builder
 		bb.Reset()
 		bb.Compression = cfg.Settings.Compression()
 		setProducer(bb, b.ident, b.seq)
 		for j := range b.msgs {
 			bb.Add(c.codec.Record(&b.msgs[j]))
 		}
-		start := len(bw.buf)
-		buf, err := bb.AppendTo(bw.buf)
+		start := len(l.buf)
+		buf, err := bb.AppendTo(l.buf)
 		if err != nil {
 			c.stats.Observe(StatErrors, 1)
 			c.complete(it.pw, b, fmt.Errorf("%w of %d messages for %s/%d: %w", ErrEncode, len(b.msgs), b.key.Topic, b.key.Partition, err))
 			continue
 		}
-		bw.buf = buf
+		l.buf = buf
 		it.start, it.end = start, len(buf)
 		cfg.withLogger(func(l Logger) {
 			l.Printf("writing %d messages to %s (partition: %d)", len(b.msgs), b.key.Topic, b.key.Partition)
 		})
 	}
 	acks := cfg.Settings.RequiredAcks()
-	if acks == 0 && bw.unconfirmed(items) {
+	if acks == 0 && l.unconfirmed(items) {
 		acks = 1
 	}
 	req := &protocol.ProduceRequest{Acks: acks, TimeoutMs: int32(cfg.Settings.WriteTimeout() / time.Millisecond)}
@@ -135,7 +202,7 @@ func (bw *brokerWriter[M]) send(broker Broker, items []sendItem[M]) {
 			req.Topics = append(req.Topics, protocol.ProduceRequestTopic{Name: it.b.key.Topic})
 			t = &req.Topics[len(req.Topics)-1]
 		}
-		t.Partitions = append(t.Partitions, protocol.ProduceRequestPartition{Index: int32(it.b.key.Partition), Records: bw.buf[it.start:it.end]})
+		t.Partitions = append(t.Partitions, protocol.ProduceRequestPartition{Index: int32(it.b.key.Partition), Records: l.buf[it.start:it.end]})
 	}
 	if len(req.Topics) == 0 {
 		return
@@ -145,7 +212,7 @@ func (bw *brokerWriter[M]) send(broker Broker, items []sendItem[M]) {
 	ctx, cancel := context.WithTimeout(base, cfg.Settings.WriteTimeout()+cfg.Settings.ReadTimeout())
 	stopWatch := c.watchLeaders(ctx, abandon, broker, items)
 	start := time.Now()
-	resp, err := bw.roundTrip(ctx, broker, req)
+	resp, err := l.roundTrip(ctx, broker, req)
 	stopWatch()
 	cancel()
 	var moved *leaderMovedError
@@ -252,8 +319,8 @@ func deref(s *string) string {
 // roundTrip sends req to the broker on the sender's connection (dialed or
 // redialed as needed), or through a custom RoundTripper. A nil response
 // with a nil error is the answer to acks=0.
-func (bw *brokerWriter[M]) roundTrip(ctx context.Context, b Broker, req *protocol.ProduceRequest) (*protocol.ProduceResponse, error) {
-	c := bw.c
+func (l *lane[M]) roundTrip(ctx context.Context, b Broker, req *protocol.ProduceRequest) (*protocol.ProduceResponse, error) {
+	c := l.bw.c
 	addr := net.JoinHostPort(b.Host, strconv.Itoa(b.Port))
 	var resp protocol.Response
 	var err error
@@ -261,25 +328,25 @@ func (bw *brokerWriter[M]) roundTrip(ctx context.Context, b Broker, req *protoco
 		resp, err = c.tc.RoundTrip(ctx, b, req)
 	} else {
 		idle := c.tc.IdleTimeout()
-		if bw.conn != nil && (bw.conn.Broken() || bw.connAddr != addr || time.Since(bw.lastUsed) > idle) {
-			bw.conn.Close()
-			bw.conn = nil
+		if l.conn != nil && (l.conn.Broken() || l.connAddr != addr || time.Since(l.lastUsed) > idle) {
+			l.conn.Close()
+			l.conn = nil
 		}
-		if bw.conn == nil {
+		if l.conn == nil {
 			conn, err := c.tc.Dial(ctx, b)
 			if err != nil {
 				return nil, &leaderUnreachableError{ID: b.ID, Addr: addr, Err: err}
 			}
-			bw.conn, bw.connAddr = conn, addr
+			l.conn, l.connAddr = conn, addr
 		}
-		bw.lastUsed = time.Now()
-		resp, err = bw.conn.Produce(ctx, req)
+		l.lastUsed = time.Now()
+		resp, err = l.conn.Produce(ctx, req)
 		if err == nil && req.Acks == 0 {
-			err = confirmAcksNone(ctx, bw.conn)
+			err = confirmAcksNone(ctx, l.conn)
 		}
-		if err != nil && bw.conn.Broken() {
-			bw.conn.Close()
-			bw.conn = nil
+		if err != nil && l.conn.Broken() {
+			l.conn.Close()
+			l.conn = nil
 		}
 	}
 	if err != nil {
@@ -301,8 +368,8 @@ func (bw *brokerWriter[M]) roundTrip(ctx context.Context, b Broker, req *protoco
 // unconfirmed reports whether a partition of items goes to a leader that
 // has not answered a produce for it yet; the request then asks for acks=1
 // (see partWriter.hosted).
-func (bw *brokerWriter[M]) unconfirmed(items []sendItem[M]) bool {
-	c := bw.c
+func (l *lane[M]) unconfirmed(items []sendItem[M]) bool {
+	c := l.bw.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range items {
