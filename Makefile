@@ -13,7 +13,7 @@
 #                      own with the fault proxy (KAFKA_NETFAULT=1; NETFAULT_STATE_DIR, ports from
 #                      NETFAULT_PORT_BASE), stopped after
 #   make bench         benchmarks
-#   make bench-faults  the network fault matrix (bench/faults), this library and franz-go, on a fresh netfault
+#   make bench-faults  the network fault matrix (bench/faults), this library (Reader, Conn) and franz-go, on a fresh netfault
 #                      cluster of its own (FAULTS_STATE_DIR, ports from FAULTS_PORT_BASE), stopped after
 #   make fuzz          every Fuzz* target for FUZZTIME
 #   make example       the rack-reader example against the cluster
@@ -220,8 +220,8 @@ bench-peers:
 	$(BENCHSTAT) -col '$(BENCHSTAT_COL)' $(BENCH_OUT)/results.txt | tee $(BENCH_OUT)/benchstat.txt
 	cd bench && $(GO) run ./cmd/benchratio -of rackfetch < $(BENCH_OUT)/results.txt | tee $(BENCH_OUT)/ratios.md
 
-# The network fault matrix (bench/faults, bench/RESULTS.md): this library's rack-b group Reader and franz-go's
-# kgo.Rack group consumer, each fault on the in-rack broker's, a leader's and the group coordinator's client
+# The network fault matrix (bench/faults, bench/RESULTS.md): this library's rack-b group Reader, franz-go's
+# kgo.Rack group consumer and a Conn user following the preferred replica, each fault on the in-rack broker's, a leader's and the group coordinator's client
 # path, a window each. It starts a netfault cluster of its own (beside test-netfault's), runs the matrix and
 # stops the cluster, whatever the outcome. FAULTS_FLAGS chooses (-fault-for 10s, -faults, -targets,
 # -clients); the JSON lines go to FAULTS_OUT, the Markdown table to stdout and FAULTS_OUT/table.md.

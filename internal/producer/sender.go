@@ -19,9 +19,10 @@ import (
 // still has one batch in flight at a time (partWriter.busy), so its batches
 // are written in order and idempotent sequences never interleave.
 //
-// Lanes start when a partition is ready and none is idle, and stop after
-// the Transport's IdleTimeout without work: a Writer on a fast path keeps
-// one connection per broker, as before.
+// Lanes start when a partition is ready while every lane has a request in
+// flight, and stop after the Transport's IdleTimeout without work: a
+// Writer holds as many connections to a broker as it had requests
+// outstanding there at once lately, five at most.
 type brokerWriter[M any] struct {
 	c      *Core[M]
 	id     int
