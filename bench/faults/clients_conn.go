@@ -30,7 +30,7 @@ type connConsumer struct {
 }
 
 // connReadTimeout bounds a fetch: the read deadline a Conn user sets.
-const connReadTimeout = 10 * time.Second
+var connReadTimeout = 10 * time.Second
 
 func startConn(cfg consumerConfig) (consumer, error) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -131,6 +131,10 @@ func (c *connConsumer) dial(ctx context.Context, d *kafka.Dialer, cfg consumerCo
 			return nil, fmt.Errorf("reading the first offset: %w", err)
 		}
 		*next = first
+		// SetDeadline bounds writes too, and the reads below set only
+		// their read deadline: a write deadline left here would fail the
+		// connection's requests 10 s later.
+		_ = conn.SetDeadline(time.Time{})
 	}
 	if _, err := conn.Seek(*next, kafka.SeekAbsolute|kafka.SeekDontCheck); err != nil {
 		conn.Close()

@@ -15,8 +15,10 @@ import (
 // The Conn user of the matrix follows the replica the leader names: on a
 // cluster whose leaders pick a replica in the client's rack, every
 // partition ends up read from the rack-b broker, every record once, in
-// order, with no error.
+// order, with no error, also once its first deadlines have passed.
 func TestConnConsumerFollowsThePreferredReplica(t *testing.T) {
+	defer func(d time.Duration) { connReadTimeout = d }(connReadTimeout)
+	connReadTimeout = 300 * time.Millisecond
 	cl := fakebroker.NewCluster(t, fakebroker.Config{Brokers: 3, Racks: []string{"a", "b", "c"}, RackAwareSelector: true})
 	cl.CreateTopic("t", Partitions, 3)
 	for p := 0; p < Partitions; p++ {
@@ -29,25 +31,34 @@ func TestConnConsumerFollowsThePreferredReplica(t *testing.T) {
 	require.NoError(t, err)
 	defer c.close()
 
-	require.Eventually(t, func() bool {
-		routes := c.routes()
-		if len(routes) != Partitions {
-			return false
-		}
-		for _, b := range routes {
-			if b != 2 {
+	readAll := func(last int64) func() bool {
+		return func() bool {
+			routes := c.routes()
+			if len(routes) != Partitions {
 				return false
 			}
-		}
-		rec.mu.Lock()
-		defer rec.mu.Unlock()
-		for p := 0; p < Partitions; p++ {
-			if rec.maxSeq[p] != 19 {
-				return false
+			for _, b := range routes {
+				if b != 2 {
+					return false
+				}
 			}
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			for p := 0; p < Partitions; p++ {
+				if rec.maxSeq[p] != last {
+					return false
+				}
+			}
+			return true
 		}
-		return true
-	}, 20*time.Second, 10*time.Millisecond, "every partition read whole from broker 2")
+	}
+	require.Eventually(t, readAll(19), 20*time.Second, 10*time.Millisecond, "every partition read whole from broker 2")
+	// Past the deadlines of the first requests, as a long-running user is.
+	time.Sleep(3 * connReadTimeout)
+	for p := 0; p < Partitions; p++ {
+		cl.Append("t", int32(p), protocol.Record{Value: makeValue(p, 20)})
+	}
+	require.Eventually(t, readAll(20), 20*time.Second, 10*time.Millisecond, "the records appended later")
 	rec.mu.Lock()
 	assert.Zero(t, rec.dup)
 	assert.Zero(t, rec.ooo)
