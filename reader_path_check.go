@@ -1,12 +1,14 @@
 package kafka
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -35,9 +37,10 @@ const (
 	// more about latency than about the path's capacity.
 	pathCheckMinBytes = 16 << 10
 	pathCheckMaxBytes = 1 << 20
-	// pathCheckFetches bounds the fetches of one check: an answer with too
-	// few records comes back at once, and the next sample may hold more.
-	pathCheckFetches = 3
+	// pathCheckPartitions bounds the partitions one check fetches: with
+	// many partitions each holds little, so it takes several to fill
+	// the answer.
+	pathCheckPartitions = 32
 )
 
 func (s *engineShare) checkPath(ctx context.Context, c *Conn, id int) error {
@@ -45,13 +48,14 @@ func (s *engineShare) checkPath(ctx context.Context, c *Conn, id int) error {
 	if need <= 0 {
 		return nil
 	}
-	tries := 0
+	var from []readSample
 	for _, smp := range s.reads.samples(time.Now()) {
-		if tries == pathCheckFetches || !s.inSyncOn(smp.tp, id) {
-			continue
+		if len(from) < pathCheckPartitions && s.inSyncOn(smp.tp, id) {
+			from = append(from, smp)
 		}
-		tries++
-		if measured, err := checkPathByFetch(ctx, c, smp, need); measured || err != nil {
+	}
+	if len(from) > 0 {
+		if measured, err := checkPathByFetch(ctx, c, from, need); measured || err != nil {
 			return err
 		}
 	}
@@ -69,18 +73,29 @@ func (s *engineShare) inSyncOn(tp topicPartition, id int) bool {
 	return slices.ContainsFunc(p.Isr, func(b Broker) bool { return b.ID == id })
 }
 
-// checkPathByFetch fetches, on c, the records of smp's partition from the
-// offset the Readers read then. It reports whether the answer measured the
-// path (enough records came back), and ErrSlowPath when they came too
-// slowly or not at all.
-func checkPathByFetch(ctx context.Context, c *Conn, smp readSample, need float64) (bool, error) {
+// checkPathByFetch fetches, on c, the records of the samples' partitions
+// from the offsets the Readers read then. It reports whether the answer
+// measured the path (enough records came back), and ErrSlowPath when they
+// came too slowly or not at all.
+func checkPathByFetch(ctx context.Context, c *Conn, from []readSample, need float64) (bool, error) {
 	size := int32(min(max(need, pathCheckMinBytes), pathCheckMaxBytes))
-	req := &protocol.FetchRequest{
-		ReplicaID: -1, MaxWaitMs: 0, MinBytes: 1, MaxBytes: size, SessionEpoch: -1,
-		Topics: []protocol.FetchRequestTopic{{Topic: smp.tp.topic, Partitions: []protocol.FetchRequestPartition{{
+	req := &protocol.FetchRequest{ReplicaID: -1, MaxWaitMs: 0, MinBytes: 1, MaxBytes: size, SessionEpoch: -1}
+	from = slices.Clone(from)
+	slices.SortFunc(from, func(a, b readSample) int { // a topic once per request
+		if c := strings.Compare(a.tp.topic, b.tp.topic); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.tp.partition, b.tp.partition)
+	})
+	for _, smp := range from {
+		if n := len(req.Topics); n == 0 || req.Topics[n-1].Topic != smp.tp.topic {
+			req.Topics = append(req.Topics, protocol.FetchRequestTopic{Topic: smp.tp.topic})
+		}
+		t := &req.Topics[len(req.Topics)-1]
+		t.Partitions = append(t.Partitions, protocol.FetchRequestPartition{
 			Partition: int32(smp.tp.partition), FetchOffset: smp.offset, CurrentLeaderEpoch: -1,
 			LastFetchedEpoch: -1, LogStartOffset: -1, PartitionMaxBytes: size,
-		}}}},
+		})
 	}
 	t0 := time.Now()
 	// v11 and v12 name topics; any replica serves a consumer's fetch from
@@ -94,12 +109,18 @@ func checkPathByFetch(ctx context.Context, c *Conn, smp readSample, need float64
 		return false, nil
 	}
 	resp := r.(*protocol.FetchResponse)
-	if v < 11 || resp.ErrorCode != 0 || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
+	if v < 11 || resp.ErrorCode != 0 {
 		return false, nil
 	}
-	p := &resp.Topics[0].Partitions[0]
-	n := len(p.Records)
-	if p.ErrorCode != 0 || n < pathCheckMinBytes {
+	n := 0
+	for i := range resp.Topics {
+		for j := range resp.Topics[i].Partitions {
+			if p := &resp.Topics[i].Partitions[j]; p.ErrorCode == 0 {
+				n += len(p.Records)
+			}
+		}
+	}
+	if n < pathCheckMinBytes {
 		return false, nil
 	}
 	return true, pathTooSlow(req.Key(), n, took, need)
@@ -159,17 +180,20 @@ func describedBytes(resp *protocol.DescribeConfigsResponse) int {
 
 // readMeter counts the bytes the share's Readers fetch, in buckets of a
 // second over readRateWindow, for the path check's rate; and keeps, for
-// the path check's fetch, the first fetch with records of each partition
-// in each bucket (where, and from which offset, the Readers read).
+// the path check's fetch, where the Readers read: per partition (up to
+// maxReadSamples), the offset of a fetch within the window, the oldest
+// one, so that the most records follow it.
 type readMeter struct {
 	mu      sync.Mutex
 	buckets [16]struct {
 		sec   int64
 		bytes int64
 	}
-	recent    [32]readSample // a ring, oldest overwritten
-	recentEnd int            // where the next sample goes
+	recent  map[topicPartition]readSample
+	evicted int64 // the second of the last pass dropping samples out of the window
 }
+
+const maxReadSamples = 64
 
 // readSample is a fetch the Readers made: records of tp from offset, at sec.
 type readSample struct {
@@ -181,28 +205,37 @@ type readSample struct {
 func (m *readMeter) add(now time.Time, n int64, tp topicPartition, offset int64) {
 	sec := now.Unix()
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	b := &m.buckets[sec%int64(len(m.buckets))]
 	if b.sec != sec {
 		b.sec, b.bytes = sec, 0
 	}
 	b.bytes += n
-	// One sample per partition and second is enough, and keeps the ring
-	// from being filled by one busy partition.
-	last := m.recentEnd
-	for i := 0; i < len(m.recent); i++ {
-		last = (last + len(m.recent) - 1) % len(m.recent)
-		r := &m.recent[last]
-		if r.sec != sec {
-			break
+	if r, ok := m.recent[tp]; ok && m.inWindow(r, sec) {
+		return
+	}
+	if _, ok := m.recent[tp]; !ok && len(m.recent) >= maxReadSamples {
+		if m.evicted == sec {
+			return // full, and already swept this second
 		}
-		if r.tp == tp {
-			m.mu.Unlock()
+		m.evicted = sec
+		for k, r := range m.recent {
+			if !m.inWindow(r, sec) {
+				delete(m.recent, k)
+			}
+		}
+		if len(m.recent) >= maxReadSamples {
 			return
 		}
 	}
-	m.recent[m.recentEnd] = readSample{tp: tp, offset: offset, sec: sec}
-	m.recentEnd = (m.recentEnd + 1) % len(m.recent)
-	m.mu.Unlock()
+	if m.recent == nil {
+		m.recent = make(map[topicPartition]readSample, maxReadSamples)
+	}
+	m.recent[tp] = readSample{tp: tp, offset: offset, sec: sec}
+}
+
+func (m *readMeter) inWindow(r readSample, sec int64) bool {
+	return sec-r.sec < int64(len(m.buckets))
 }
 
 // rate is the bytes per second fetched over the window before now.
@@ -219,18 +252,26 @@ func (m *readMeter) rate(now time.Time) float64 {
 	return float64(n) / readRateWindow.Seconds()
 }
 
-// samples returns the fetches of the window before now, oldest first:
+// samples returns the samples of the window before now, oldest first:
 // from an older offset, more records follow.
 func (m *readMeter) samples(now time.Time) []readSample {
 	sec := now.Unix()
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []readSample
-	for i := 0; i < len(m.recent); i++ {
-		r := m.recent[(m.recentEnd+i)%len(m.recent)]
-		if r.sec != 0 && sec-r.sec < int64(len(m.buckets)) {
+	out := make([]readSample, 0, len(m.recent))
+	for _, r := range m.recent {
+		if m.inWindow(r, sec) {
 			out = append(out, r)
 		}
 	}
+	m.mu.Unlock()
+	slices.SortFunc(out, func(a, b readSample) int {
+		if a.sec != b.sec {
+			return cmp.Compare(a.sec, b.sec)
+		}
+		if c := strings.Compare(a.tp.topic, b.tp.topic); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.tp.partition, b.tp.partition)
+	})
 	return out
 }

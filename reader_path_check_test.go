@@ -33,27 +33,30 @@ func TestReadMeterRate(t *testing.T) {
 	assert.Zero(t, m.rate(t0.Add(40*time.Second)), "nothing read for longer than the window")
 }
 
-// The samples are the first read of each partition in each second, oldest
-// first, within the window; a busy partition does not push the others out.
+// The samples keep, per partition, the oldest read within the window (the
+// most records follow it), oldest first, for at most maxReadSamples
+// partitions; a partition whose sample left the window gets a new one.
 func TestReadMeterSamples(t *testing.T) {
 	var m readMeter
 	a, b := topicPartition{"t", 0}, topicPartition{"t", 1}
 	t0 := time.Unix(1000, 0)
 	m.add(t0, 10, a, 100)
 	for i := 0; i < 100; i++ {
-		m.add(t0.Add(time.Duration(i)*time.Millisecond), 10, b, int64(200+i))
+		m.add(t0.Add(time.Duration(i)*10*time.Millisecond), 10, b, int64(200+i))
 	}
 	m.add(t0.Add(time.Second), 10, a, 150)
-	assert.Equal(t, []readSample{{a, 100, 1000}, {b, 200, 1000}, {a, 150, 1001}}, m.samples(t0.Add(time.Second)))
-	assert.Equal(t, []readSample{{a, 150, 1001}}, m.samples(t0.Add(16*time.Second)), "the first second is out of the window")
+	assert.Equal(t, []readSample{{a, 100, 1000}, {b, 200, 1000}}, m.samples(t0.Add(time.Second)))
+	m.add(t0.Add(16*time.Second), 10, a, 400)
+	assert.Equal(t, []readSample{{a, 400, 1016}}, m.samples(t0.Add(16*time.Second)), "a's first sample left the window, b's too")
 	assert.Empty(t, m.samples(t0.Add(time.Minute)))
 
-	for i := 0; i < 40; i++ { // more seconds than the ring holds
-		m.add(t0.Add(time.Duration(i)*time.Second), 10, a, int64(i))
+	// Full: a new partition waits until samples leave the window.
+	for p := 0; p < 2*maxReadSamples; p++ {
+		m.add(t0.Add(20*time.Second), 10, topicPartition{"u", p}, 0)
 	}
-	got := m.samples(t0.Add(39 * time.Second))
-	require.Len(t, got, 16, "one per second of the window")
-	assert.Equal(t, int64(24), got[0].offset, "oldest first")
+	assert.Len(t, m.samples(t0.Add(20*time.Second)), maxReadSamples)
+	m.add(t0.Add(40*time.Second), 10, topicPartition{"v", 0}, 7)
+	assert.Equal(t, []readSample{{topicPartition{"v", 0}, 7, 1040}}, m.samples(t0.Add(40*time.Second)))
 }
 
 // The path check's fetch measures what the path carries: records the
@@ -62,10 +65,15 @@ func TestReadMeterSamples(t *testing.T) {
 // nothing (the check then falls back to the broker's configuration).
 func TestCheckPathByFetch(t *testing.T) {
 	cl := fakebroker.NewCluster(t, fakebroker.Config{})
-	cl.CreateTopic("t", 1, 1)
+	cl.CreateTopic("t", 5, 1)
 	value := strings.Repeat("x", 1000)
 	for i := 0; i < 200; i++ {
 		cl.AppendRecords("t", 0, value)
+	}
+	for p := int32(1); p < 5; p++ {
+		for i := 0; i < 6; i++ {
+			cl.AppendRecords("t", p, value)
+		}
 	}
 	slow := make(chan struct{})
 	cl.Broker(1).Handle(protocol.Fetch, func(req protocol.Request, hdr protocol.RequestHeader) (protocol.Response, fakebroker.Action) {
@@ -81,14 +89,23 @@ func TestCheckPathByFetch(t *testing.T) {
 	conn, err := (&Dialer{}).DialContext(ctx, "tcp", cl.Broker(1).Addr())
 	require.NoError(t, err)
 	defer conn.Close()
-	smp := readSample{tp: topicPartition{"t", 0}, offset: 0}
+	smp := []readSample{{tp: topicPartition{"t", 0}, offset: 0}}
 
 	measured, err := checkPathByFetch(ctx, conn, smp, 100e3)
 	assert.True(t, measured)
 	assert.NoError(t, err, "100 KB at loopback speed")
 
-	measured, err = checkPathByFetch(ctx, conn, readSample{tp: smp.tp, offset: 195}, 100e3)
+	measured, err = checkPathByFetch(ctx, conn, []readSample{{tp: smp[0].tp, offset: 195}}, 100e3)
 	assert.False(t, measured, "5 KB of records measure nothing")
+	assert.NoError(t, err)
+
+	// Many partitions holding little each measure together.
+	var few []readSample
+	for p := 1; p < 5; p++ {
+		few = append(few, readSample{tp: topicPartition{"t", p}, offset: 0})
+	}
+	measured, err = checkPathByFetch(ctx, conn, few, 100e3)
+	assert.True(t, measured, "4 partitions of 6 KB")
 	assert.NoError(t, err)
 
 	close(slow)
