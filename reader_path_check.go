@@ -97,16 +97,11 @@ func checkPathByFetch(ctx context.Context, c *Conn, from []readSample, need floa
 			LastFetchedEpoch: -1, LogStartOffset: -1, PartitionMaxBytes: size,
 		})
 	}
-	t0 := time.Now()
 	// v11 and v12 name topics; any replica serves a consumer's fetch from
 	// v11 (KIP-392).
-	r, v, err := c.roundTrip(ctx, req, 12)
-	took := time.Since(t0)
-	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
-			return true, fmt.Errorf("%w: no answer to a %s request within %v", consumer.ErrSlowPath, req.Key(), took.Round(time.Millisecond))
-		}
-		return false, nil
+	r, v, took, slow := timedExchange(ctx, c, req, 12)
+	if r == nil {
+		return slow != nil, slow
 	}
 	resp := r.(*protocol.FetchResponse)
 	if v < 11 || resp.ErrorCode != 0 {
@@ -132,20 +127,32 @@ func checkPathByFetch(ctx context.Context, c *Conn, from []readSample, need floa
 func checkPathByConfig(ctx context.Context, c *Conn, id int, need float64) error {
 	req := &protocol.DescribeConfigsRequest{IncludeDocumentation: true,
 		Resources: []protocol.DescribeConfigsRequestResource{{ResourceType: int8(ResourceTypeBroker), ResourceName: strconv.Itoa(id)}}}
-	t0 := time.Now()
-	r, v, err := c.roundTrip(ctx, req, -1)
-	took := time.Since(t0)
-	if err != nil {
-		if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
-			return fmt.Errorf("%w: no answer to a %s request within %v", consumer.ErrSlowPath, req.Key(), took.Round(time.Millisecond))
-		}
-		return nil
+	r, v, took, slow := timedExchange(ctx, c, req, -1)
+	if r == nil {
+		return slow
 	}
 	resp := r.(*protocol.DescribeConfigsResponse)
 	if v < 3 || len(resp.Results) != 1 || resp.Results[0].ErrorCode != 0 {
 		return nil
 	}
 	return pathTooSlow(req.Key(), describedBytes(resp), took, need)
+}
+
+// timedExchange sends req on c (at most version limit) and times the
+// answer. With no answer before the probe's time ran out, resp is nil and
+// slow is ErrSlowPath; any other failure (refused, not understood) leaves
+// both nil: nothing was measured.
+func timedExchange(ctx context.Context, c *Conn, req protocol.Request, limit int16) (resp protocol.Response, v int16, took time.Duration, slow error) {
+	t0 := time.Now()
+	resp, v, err := c.roundTrip(ctx, req, limit)
+	took = time.Since(t0)
+	if err == nil {
+		return resp, v, took, nil
+	}
+	if ctx.Err() != nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		return nil, v, took, fmt.Errorf("%w: no answer to a %s request within %v", consumer.ErrSlowPath, req.Key(), took.Round(time.Millisecond))
+	}
+	return nil, v, took, nil
 }
 
 // pathTooSlow is ErrSlowPath when n bytes in took is under need bytes/s.
